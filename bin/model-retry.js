@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The `model-retry` command. Runs the TypeScript sources through tsx, so it works right after `npm ci`.
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 22) {
+  console.error(
+    `model-retry needs Node.js >= 22 (this is ${process.version}). ` +
+      'Run it through `npm start` / `npm test`, or `source scripts/toolchain.sh` first, which install Node 24.',
+  );
+  process.exit(2);
+}
+const { register } = await import('tsx/esm/api');
+register();
+const { main } = await import('../client/cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));

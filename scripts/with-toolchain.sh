@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs a project command (from node_modules/.bin or PATH) with the toolchain in place: Node >= 22 first on
+# PATH and TEMPORAL_CLI_PATH set. This is what `npm start`, `npm test` and `npm run bench` go through, so
+# they also work on a machine whose system Node is older than 22.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+MODEL_RETRY_TOOLCHAIN_QUIET="${MODEL_RETRY_TOOLCHAIN_QUIET:-1}"
+# shellcheck source=scripts/toolchain.sh
+source "$here/toolchain.sh"
+export PATH="$root/node_modules/.bin:$PATH"
+exec "$@"

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harnessWorkflow } from '../../workflows/index.js';
+import { eventTypeName } from '../../client/history-format.js';
+import { connectTestTemporal } from '../harness/temporal.js';
+import type { TestTemporal } from '../harness/temporal.js';
+
+describe('the test harness', () => {
+  let temporal: TestTemporal;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+  });
+  afterAll(async () => {
+    await temporal?.close();
+  });
+
+  it('runs a durable timer and an activity on a real dev server, and the history shows both', async () => {
+    const { taskQueue, stop } = await temporal.startWorker();
+    const workflowId = `harness-${taskQueue}`;
+    const handle = await temporal.client.workflow.start(harnessWorkflow, {
+      taskQueue,
+      workflowId,
+      args: [{ message: 'ping', waitMs: 200 }],
+    });
+    const result = await handle.result();
+    await stop();
+
+    expect(result.echoed).toBe(`echo: ping (from ${workflowId}) [activity 1, attempt 1]`);
+    expect(result.waitedMs).toBeGreaterThanOrEqual(200);
+
+    const types = ((await handle.fetchHistory()).events ?? []).map(eventTypeName);
+    expect(types[0]).toBe('WorkflowExecutionStarted');
+    expect(types.filter((t) => t.startsWith('Timer'))).toEqual(['TimerStarted', 'TimerFired']);
+    expect(types.indexOf('TimerFired')).toBeLessThan(types.indexOf('ActivityTaskScheduled'));
+    expect(types).toContain('ActivityTaskCompleted');
+    expect(types.at(-1)).toBe('WorkflowExecutionCompleted');
+  });
+
+  it('registers model-retry search attributes on the server', async () => {
+    const description = await temporal.client.connection.operatorService.listSearchAttributes({
+      namespace: temporal.client.options.namespace,
+    });
+    expect(Object.keys(description.customAttributes ?? {})).toEqual(
+      expect.arrayContaining([
+        'ModelRetryStopReason',
+        'ModelRetryAttempts',
+        'ModelRetryModels',
+        'ModelRetryLastFailure',
+      ]),
+    );
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../harness/cli.js';
+
+describe('the model-retry command line', () => {
+  it('prints its commands with --help and exits 0', async () => {
+    const { code, stdout } = await runCli(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: model-retry <command>/m);
+    expect(stdout).toMatch(/^ {2}demo /m);
+    expect(stdout).toMatch(/^ {2}worker /m);
+  });
+
+  it('explains the worker options', async () => {
+    const { code, stdout } = await runCli(['worker', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('--task-queue Q');
+    expect(stdout).toContain('MODEL_RETRY_SHUTDOWN_GRACE_MS');
+  });
+
+  it('refuses an unknown command with exit 2 and points at --help', async () => {
+    const { code, stderr } = await runCli(['frobnicate']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown command "frobnicate"');
+    expect(stderr).toContain('model-retry --help');
+  });
+
+  it('refuses an unknown flag with exit 2, naming it', async () => {
+    const { code, stderr } = await runCli(['worker', '--tasq-queue', 'x']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("'--tasq-queue'");
+    expect(stderr).toContain('model-retry worker --help');
+  });
+
+  it('refuses a bad shutdown grace before connecting to anything, naming the flag', async () => {
+    const { code, stderr } = await runCli(['worker', '--shutdown-grace-ms', 'soon'], {
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain('`--shutdown-grace-ms` must be a number of milliseconds');
+  });
+});

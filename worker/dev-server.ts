@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { EphemeralServerExecutable } from '@temporalio/testing';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { freePort } from './free-port.js';
+
+export interface DevServerOptions {
+  /** SQLite file that keeps workflows across restarts; omit for an in-memory server. */
+  dbFilename?: string;
+  /** Serve the Temporal Web UI (on a free port unless `uiPort` is given). @default false */
+  ui?: boolean;
+  uiPort?: number;
+  /** gRPC port. @default a free port */
+  port?: number;
+  namespace?: string;
+}
+
+export interface DevServer {
+  /** host:port of the frontend, for `TEMPORAL_ADDRESS` and `NativeConnection.connect`. */
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  env: TestWorkflowEnvironment;
+  stop(): Promise<void>;
+}
+
+/**
+ * The Temporal CLI binary to run: `TEMPORAL_CLI_PATH` (set by scripts/toolchain.sh), else the SDK's own download.
+ */
+export function devServerExecutable(env: NodeJS.ProcessEnv = process.env): EphemeralServerExecutable {
+  const path = env.TEMPORAL_CLI_PATH;
+  return path ? { type: 'existing-path', path } : { type: 'cached-download' };
+}
+
+/**
+ * Starts a Temporal dev server (the Temporal CLI's `server start-dev`) through `@temporalio/testing`, with
+ * model-retry's search attributes registered. Used by the demo and the tests.
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const dbFilename = options.dbFilename ? resolve(options.dbFilename) : undefined;
+  if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
+  const port = options.port ?? (await freePort());
+  const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
+  const namespace = options.namespace ?? 'default';
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: devServerExecutable(),
+      ip: '127.0.0.1',
+      port,
+      namespace,
+      ...(dbFilename ? { dbFilename, extraArgs: ['--sqlite-pragma', 'journal_mode=WAL'] } : {}),
+      ...(uiPort ? { ui: true, uiPort } : { ui: false }),
+      searchAttributes: [...SEARCH_ATTRIBUTES],
+    },
+  });
+  return {
+    address: env.address,
+    namespace,
+    ...(uiPort ? { uiUrl: `http://127.0.0.1:${uiPort}` } : {}),
+    env,
+    stop: () => env.teardown(),
+  };
+}

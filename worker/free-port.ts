@@ -1,0 +1,17 @@
+import { createServer } from 'node:net';
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not find a free port'));
+      });
+    });
+  });
+}

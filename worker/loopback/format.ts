@@ -1,0 +1,83 @@
+import type { OkStep } from './steps.js';
+
+/** What an answer needs besides its step. */
+export interface AnswerContext {
+  /** The request's sequence number: ids are derived from it, so runs are reproducible. */
+  seq: number;
+  /** The `model` of the request. */
+  model: string;
+}
+
+/** One server-sent event, already encoded; `delta` marks content deltas (what `cutAfterChunks` counts). */
+export interface StreamEvent {
+  text: string;
+  delta: boolean;
+}
+
+/** The wire format of one provider API. */
+export interface ProviderFormat {
+  readonly api: 'openai' | 'anthropic';
+  /** The JSON body of a successful non-streamed answer. */
+  success(step: OkStep, ctx: AnswerContext): unknown;
+  /** The events of a successful streamed answer, in order. */
+  stream(step: OkStep, ctx: AnswerContext): StreamEvent[];
+  /** The JSON body of an error. */
+  error(status: number, fields: { type?: string; code?: string; message: string }): unknown;
+  /** Valid JSON that is not an answer (no choices / no content). */
+  wrongShape(ctx: AnswerContext): unknown;
+  /** Encodes one value as a server-sent event of this API. */
+  event(value: unknown): string;
+  /** What ends a stream of this API that carries no answer (OpenAI's `[DONE]`). */
+  streamEnd: string;
+}
+
+/** A tool call with every default filled in. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments as a JSON string. */
+  json: string;
+  /** The arguments as an object (`{}` when the string is not an object). */
+  input: Record<string, unknown>;
+}
+
+/** The streamed text deltas of a step: its `chunks`, or its text cut after each run of spaces. */
+export function textChunks(step: OkStep): string[] {
+  if (step.chunks !== undefined) return step.chunks;
+  return (step.text ?? '').match(/\s*\S+\s*/g) ?? [];
+}
+
+/** Token counts of a step, with the documented defaults. */
+export function usageOf(step: OkStep): { input: number; output: number } {
+  const text = textOf(step);
+  return {
+    input: step.usage?.inputTokens ?? 10,
+    output: step.usage?.outputTokens ?? Math.max(1, Math.ceil(text.length / 4)),
+  };
+}
+
+/** The full text of a step. */
+export function textOf(step: OkStep): string {
+  return step.text ?? step.chunks?.join('') ?? '';
+}
+
+/** The tool calls of a step with ids and both forms of the arguments. */
+export function toolCallsOf(step: OkStep, seq: number): ToolCall[] {
+  return (step.toolCalls ?? []).map((call, i) => {
+    const args = call.arguments ?? {};
+    const json = typeof args === 'string' ? args : JSON.stringify(args);
+    return { id: call.id ?? `call_${seq}_${i}`, name: call.name, json, input: objectOf(args) };
+  });
+}
+
+function objectOf(args: string | Record<string, unknown>): Record<string, unknown> {
+  if (typeof args !== 'string') return args;
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The loopback provider: a fake OpenAI-compatible and Anthropic provider on a real loopback HTTP server that
+ * answers from per-model scripts and injects faults. Used by integration tests and by the demo.
+ *
+ * ```ts
+ * const lp = await startLoopbackProvider();
+ * lp.script('fast', [fail(502), rateLimited(1), ok('hello')]);
+ * // ... point a provider at lp.openaiBaseURL, make calls ...
+ * lp.assertScriptsConsumed();
+ * await lp.close();
+ * ```
+ */
+export { LoopbackProvider, startLoopbackProvider } from './server.js';
+export type { LoopbackOptions } from './server.js';
+export { ANY_MODEL } from './script.js';
+export { InvalidScriptError, parseStep, parseSteps } from './validate.js';
+export type { RecordedRequest, RequestOutcome, UnexpectedRequest } from './record.js';
+export {
+  always,
+  contextTooLong,
+  cutMidBody,
+  describeStep,
+  dropBeforeResponse,
+  echoAuth,
+  fail,
+  hang,
+  malformed,
+  ok,
+  overloaded,
+  quotaExhausted,
+  rateLimited,
+  slow,
+  toolCall,
+} from './steps.js';
+export type {
+  CutStep,
+  DropStep,
+  EchoAuthStep,
+  ErrorStep,
+  HangStep,
+  MalformedShape,
+  MalformedStep,
+  OkStep,
+  Step,
+  StepBase,
+  StepKind,
+  ToolCallSpec,
+} from './steps.js';

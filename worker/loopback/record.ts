@@ -1,0 +1,109 @@
+import type { IncomingMessage } from 'node:http';
+import type { Step } from './steps.js';
+
+/** How a recorded request ended. */
+export type RequestOutcome =
+  /** Still being answered. */
+  | 'pending'
+  /** The whole response was sent. */
+  | 'completed'
+  /** The connection was destroyed before any response (a `drop` step). */
+  | 'dropped'
+  /** The connection was destroyed after part of the response (a `cut` step, or `cutAfterChunks`). */
+  | 'cut'
+  /** The client went away before the response was complete. */
+  | 'client-aborted'
+  /** `close()` ended it. */
+  | 'server-closed';
+
+/** One request received by the loopback provider. */
+export interface RecordedRequest {
+  /** 1, 2, ... in order of arrival, across all models. */
+  seq: number;
+  /** When the request's headers arrived (ms since the epoch). */
+  receivedAt: number;
+  /** When the exchange ended (ms since the epoch). */
+  endedAt?: number;
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  api: 'openai' | 'anthropic' | 'other';
+  /** The body's `model`, when it had one. */
+  model?: string;
+  /** Whether the body asked for `stream: true`. */
+  stream: boolean;
+  /** Header names lower-cased; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  /** The body parsed as JSON; the raw text when it is not JSON; undefined when empty. */
+  body: unknown;
+  /** The step that answered (absent for unexpected requests). */
+  step?: Step;
+  /** The script the step came from (model name or `*`) and its position there. */
+  script?: string;
+  stepIndex?: number;
+  /** The HTTP status sent, when headers were sent. */
+  status?: number;
+  outcome: RequestOutcome;
+  /** Set when the provider answered 500/404 because nothing was scripted for this request. */
+  unexpected?: string;
+}
+
+/** A request the script did not foresee: the provider answered it with an error and kept this note. */
+export interface UnexpectedRequest {
+  seq: number;
+  at: number;
+  method: string;
+  path: string;
+  model?: string;
+  message: string;
+}
+
+/** Starts the record of a request whose body has been read. */
+export function recordOf(seq: number, req: IncomingMessage, path: string, rawBody: string): RecordedRequest {
+  const body = parseBody(rawBody);
+  const model = isRecord(body) && typeof body.model === 'string' ? body.model : undefined;
+  const stream = isRecord(body) && body.stream === true;
+  const api = apiOf(path);
+  return {
+    seq,
+    receivedAt: Date.now(),
+    method: req.method ?? 'GET',
+    path,
+    api,
+    ...(model === undefined ? {} : { model }),
+    stream,
+    headers: headersOf(req),
+    body,
+    outcome: 'pending',
+  };
+}
+
+function apiOf(path: string): RecordedRequest['api'] {
+  if (path === '/v1/chat/completions') return 'openai';
+  if (path === '/v1/messages') return 'anthropic';
+  return 'other';
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] ?? '').toLowerCase();
+    const value = raw[i + 1] ?? '';
+    out[name] = name in out ? `${out[name]}, ${value}` : value;
+  }
+  return out;
+}
+
+function parseBody(raw: string): unknown {
+  if (raw === '') return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,149 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { crash, handleRequest } from './handler.js';
+import { assertNoUnexpected, assertScriptsConsumed, Ledger } from './ledger.js';
+import type { RecordedRequest, UnexpectedRequest } from './record.js';
+import { ScriptBook } from './script.js';
+import type { Step } from './steps.js';
+
+/** Options of `startLoopbackProvider`. */
+export interface LoopbackOptions {
+  /** @default 0 (a free port chosen by the system) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** Scripts to load at start, by model (`*` for any model). */
+  scripts?: Record<string, readonly unknown[]>;
+  /** Called for every request the script did not foresee (the CLI prints them). */
+  onUnexpected?: (surprise: UnexpectedRequest) => void;
+}
+
+/**
+ * A fake LLM provider on a real loopback HTTP server: it speaks OpenAI's chat completions and Anthropic's
+ * messages (JSON and server-sent events), answers each request with the next scripted step for its model,
+ * records every request, and fails loudly (HTTP 500 and a note in `unexpected()`) when a script runs out.
+ */
+export class LoopbackProvider {
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  readonly port: number;
+  /** The base URL for OpenAI-compatible clients: `url + '/v1'`. */
+  readonly openaiBaseURL: string;
+  /** The base URL for Anthropic clients: `url + '/v1'`. */
+  readonly anthropicBaseURL: string;
+
+  private readonly book = new ScriptBook();
+  private readonly ledger = new Ledger();
+  private readonly active = new Set<AbortController>();
+  private closing: Promise<void> | undefined;
+
+  /** Use `startLoopbackProvider`. */
+  constructor(
+    private readonly server: Server,
+    options: LoopbackOptions,
+  ) {
+    const { address, port } = server.address() as AddressInfo;
+    const host = address.includes(':') ? `[${address}]` : address;
+    this.port = port;
+    this.url = `http://${host}:${port}`;
+    this.openaiBaseURL = `${this.url}/v1`;
+    this.anthropicBaseURL = `${this.url}/v1`;
+    const deps = {
+      book: this.book,
+      ledger: this.ledger,
+      control: this,
+      onUnexpected: options.onUnexpected,
+      closing: () => this.closing !== undefined,
+      track: (controller: AbortController) => {
+        this.active.add(controller);
+        return () => this.active.delete(controller);
+      },
+    };
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      void handleRequest(deps, req, res).catch((error: unknown) => crash(res, error));
+    });
+    for (const [model, steps] of Object.entries(options.scripts ?? {})) this.script(model, steps);
+  }
+
+  /**
+   * Appends steps to the script of `model` (`*`: any model whose own script is empty). Plain JSON steps are
+   * validated. @throws InvalidScriptError naming the bad field.
+   */
+  script(model: string, steps: readonly Step[] | readonly unknown[]): this {
+    this.book.add(model, steps);
+    return this;
+  }
+
+  /** Every request received (control requests excepted), oldest first; only those for `model` when given. */
+  requests(model?: string): RecordedRequest[] {
+    return this.ledger.requests(model);
+  }
+
+  requestCount(model?: string): number {
+    return this.ledger.requests(model).length;
+  }
+
+  /** Requests the script did not foresee (script ran out, unknown route, no model). */
+  unexpected(): UnexpectedRequest[] {
+    return this.ledger.unexpected();
+  }
+
+  /** Scripted steps not used yet, by model (repeating steps never count). */
+  remaining(): Record<string, Step[]> {
+    return this.book.remaining();
+  }
+
+  /** @throws Error listing the unexpected requests, if any. */
+  assertNoUnexpected(): void {
+    assertNoUnexpected(this.ledger);
+  }
+
+  /** @throws Error when a scripted step was never requested or a request was unexpected. */
+  assertScriptsConsumed(): void {
+    assertScriptsConsumed(this.ledger, this.book);
+  }
+
+  /** Resolves once no request is being answered (e.g. to see how an aborted request was recorded). */
+  idle(): Promise<void> {
+    return this.ledger.idle();
+  }
+
+  /** Forgets scripts, records and unexpected requests. */
+  reset(): void {
+    this.book.clear();
+    this.ledger.clear();
+  }
+
+  /** Stops listening, ends every wait and destroys every connection. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      for (const controller of this.active) controller.abort();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    }).then(() => this.ledger.idle());
+    return this.closing;
+  }
+
+  /** Names of the scripted models (for `GET /v1/models`). */
+  models(): string[] {
+    return this.book.models();
+  }
+}
+
+/** Starts a loopback provider and resolves once it listens. */
+export function startLoopbackProvider(options: LoopbackOptions = {}): Promise<LoopbackProvider> {
+  const server = createServer({ keepAlive: true });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      try {
+        resolve(new LoopbackProvider(server, options));
+      } catch (error) {
+        server.close();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}

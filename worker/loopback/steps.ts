@@ -1,0 +1,211 @@
+/**
+ * Script steps of the loopback provider: what it does with one request.
+ *
+ * A step is plain JSON (a tagged union on `kind`), so a script can come from code, from a JSON file or
+ * through the control endpoint. The builders below are shorthands for the common cases.
+ */
+
+/** Fields that every step may carry. */
+export interface StepBase {
+  /** Wait this long (ms) before sending anything, headers included. Ends early if the client goes away. */
+  delayMs?: number;
+  /** Serve this step to every further request for the model instead of consuming it once. Must be last. */
+  repeat?: boolean;
+  /** Extra response headers (e.g. `retry-after`, `retry-after-ms`, `x-should-retry`). */
+  headers?: Record<string, string>;
+}
+
+/** A tool call in a successful answer. `arguments` is sent as a JSON string (OpenAI) or object (Anthropic). */
+export interface ToolCallSpec {
+  /** @default `call_<n>` */
+  id?: string;
+  name: string;
+  /** @default {} */
+  arguments?: string | Record<string, unknown>;
+}
+
+/** A successful answer; streamed as server-sent events when the request says `stream: true`. */
+export interface OkStep extends StepBase {
+  kind: 'ok';
+  /** @default the `chunks` joined, else '' */
+  text?: string;
+  /** The text deltas of a streamed answer. @default the text split into words (spaces kept) */
+  chunks?: string[];
+  toolCalls?: ToolCallSpec[];
+  /** Sent verbatim. @default 'stop' / 'end_turn', or 'tool_calls' / 'tool_use' when there are tool calls */
+  finishReason?: string;
+  /** @default inputTokens 10, outputTokens ceil(text length / 4) at least 1 */
+  usage?: { inputTokens?: number; outputTokens?: number };
+  /** Pause (ms) before each streamed delta. */
+  chunkDelayMs?: number;
+  /** Streaming only: send this many deltas (after the provider's preamble events), then drop the connection. */
+  cutAfterChunks?: number;
+}
+
+/** An HTTP error with a body in the provider's own error format. */
+export interface ErrorStep extends StepBase {
+  kind: 'error';
+  status: number;
+  /** Error type (OpenAI `error.type`, Anthropic `error.type`). @default derived from the status */
+  type?: string;
+  /** OpenAI `error.code` (e.g. `insufficient_quota`, `context_length_exceeded`). Not sent to Anthropic clients. */
+  code?: string;
+  /** @default a message naming the status */
+  message?: string;
+  /** Replaces the whole body: a string is sent as is, anything else as JSON. */
+  body?: unknown;
+}
+
+/** An error whose message repeats the received `Authorization` (or `x-api-key`) header: for scrubbing tests. */
+export interface EchoAuthStep extends StepBase {
+  kind: 'echo-auth';
+  /** @default 401 */
+  status?: number;
+}
+
+/** A 200 whose body is unusable. */
+export interface MalformedStep extends StepBase {
+  kind: 'malformed';
+  /** @default 'invalid-json' */
+  shape?: MalformedShape;
+  /** Replaces the body (sent with status 200 and `contentType`). */
+  body?: string;
+  /** @default 'application/json' (or 'text/event-stream' for streamed requests) */
+  contentType?: string;
+}
+
+export const MALFORMED_SHAPES = ['invalid-json', 'wrong-shape', 'empty'] as const;
+/** `invalid-json`: not JSON; `wrong-shape`: JSON without choices/content; `empty`: no body at all. */
+export type MalformedShape = (typeof MALFORMED_SHAPES)[number];
+
+/** Destroy the connection before any response byte is sent. */
+export interface DropStep extends StepBase {
+  kind: 'drop';
+}
+
+/** Send the headers and part of a successful body, then destroy the connection. */
+export interface CutStep extends StepBase {
+  kind: 'cut';
+  /** Share of the body's bytes sent before the cut, in (0, 1). @default 0.5 */
+  fraction?: number;
+  /** Text of the answer that gets cut. @default 'this answer will be cut off in the middle' */
+  text?: string;
+}
+
+/** Never answer; the request ends when the client gives up (or the server closes). */
+export interface HangStep extends StepBase {
+  kind: 'hang';
+}
+
+/** What the loopback provider does with one request. */
+export type Step = OkStep | ErrorStep | EchoAuthStep | MalformedStep | DropStep | CutStep | HangStep;
+export type StepKind = Step['kind'];
+
+type Options<S extends Step, K extends keyof S = never> = Omit<S, 'kind' | K>;
+
+/** A successful answer with `text` (`'ok'` unless `text` or `options.chunks` is given). */
+export function ok(text?: string, options: Options<OkStep, 'text'> = {}): OkStep {
+  const body = text ?? (options.chunks === undefined ? 'ok' : undefined);
+  return { kind: 'ok', ...(body === undefined ? {} : { text: body }), ...options };
+}
+
+/** A successful answer that calls one tool. */
+export function toolCall(
+  name: string,
+  args: Record<string, unknown> = {},
+  options: Options<OkStep, 'toolCalls'> = {},
+): OkStep {
+  return { kind: 'ok', ...options, toolCalls: [{ name, arguments: args }] };
+}
+
+/** An HTTP error in the provider's format: `fail(429, { headers: { 'retry-after': '1' } })`. */
+export function fail(status: number, options: Options<ErrorStep, 'status'> = {}): ErrorStep {
+  return { kind: 'error', status, ...options };
+}
+
+/** OpenAI's 429 for an account out of credit (`insufficient_quota`). */
+export function quotaExhausted(options: Options<ErrorStep, 'status'> = {}): ErrorStep {
+  return fail(429, {
+    type: 'insufficient_quota',
+    code: 'insufficient_quota',
+    message: 'You exceeded your current quota, please check your plan and billing details.',
+    ...options,
+  });
+}
+
+/** A 429 rate limit, with a `retry-after` in seconds when given. */
+export function rateLimited(
+  retryAfterSeconds?: number,
+  options: Options<ErrorStep, 'status'> = {},
+): ErrorStep {
+  const headers: Record<string, string> =
+    retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+  return fail(429, { code: 'rate_limit_exceeded', ...options, headers: { ...headers, ...options.headers } });
+}
+
+/** OpenAI's 400 `context_length_exceeded`. */
+export function contextTooLong(options: Options<ErrorStep, 'status'> = {}): ErrorStep {
+  return fail(400, {
+    code: 'context_length_exceeded',
+    message: "This model's maximum context length is 8192 tokens. Please reduce the length of the messages.",
+    ...options,
+  });
+}
+
+/** Anthropic's 529 `overloaded_error`. */
+export function overloaded(options: Options<ErrorStep, 'status'> = {}): ErrorStep {
+  return fail(529, { type: 'overloaded_error', message: 'Overloaded', ...options });
+}
+
+/** A 200 with an unusable body. */
+export function malformed(
+  shape: MalformedShape = 'invalid-json',
+  options: Options<MalformedStep, 'shape'> = {},
+) {
+  return { kind: 'malformed', shape, ...options } satisfies MalformedStep;
+}
+
+/** Destroy the connection before answering. */
+export function dropBeforeResponse(options: Options<DropStep> = {}): DropStep {
+  return { kind: 'drop', ...options };
+}
+
+/** Send headers and part of the body, then destroy the connection. */
+export function cutMidBody(fraction = 0.5, options: Options<CutStep, 'fraction'> = {}): CutStep {
+  return { kind: 'cut', fraction, ...options };
+}
+
+/** Echo the received credentials into an error message (401 unless told). */
+export function echoAuth(status = 401, options: Options<EchoAuthStep, 'status'> = {}): EchoAuthStep {
+  return { kind: 'echo-auth', status, ...options };
+}
+
+/** Never answer. */
+export function hang(options: Options<HangStep> = {}): HangStep {
+  return { kind: 'hang', ...options };
+}
+
+/** `step`, after waiting `ms` before the headers. */
+export function slow<S extends Step>(ms: number, step: S): S {
+  return { ...step, delayMs: ms };
+}
+
+/** `step`, served to every further request for the model. */
+export function always<S extends Step>(step: S): S {
+  return { ...step, repeat: true };
+}
+
+/** A short name of a step for messages: `error 502`, `ok "hello"`. */
+export function describeStep(step: Step): string {
+  const tail = step.repeat ? ' (repeat)' : '';
+  switch (step.kind) {
+    case 'ok':
+      return `ok ${JSON.stringify((step.text ?? '').slice(0, 30))}${tail}`;
+    case 'error':
+      return `error ${step.status}${tail}`;
+    case 'malformed':
+      return `malformed ${step.shape ?? 'invalid-json'}${tail}`;
+    default:
+      return `${step.kind}${tail}`;
+  }
+}

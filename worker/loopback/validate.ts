@@ -1,0 +1,117 @@
+import { MALFORMED_SHAPES } from './steps.js';
+import type { Step, StepKind } from './steps.js';
+
+/** Thrown for a script that cannot be served; the message names the field (`steps[2].status`). */
+export class InvalidScriptError extends Error {
+  override readonly name = 'InvalidScriptError';
+}
+
+type Check = (value: unknown) => string | undefined;
+
+const nonNegative: Check = (v) =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? undefined : 'must be a finite number >= 0';
+const count: Check = (v) =>
+  Number.isInteger(v) && (v as number) >= 0 ? undefined : 'must be an integer >= 0';
+const status: Check = (v) =>
+  Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 599
+    ? undefined
+    : 'must be an integer 100-599';
+const string: Check = (v) => (typeof v === 'string' ? undefined : 'must be a string');
+const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
+const anything: Check = () => undefined;
+const stringRecord: Check = (v) =>
+  isRecord(v) && Object.values(v).every((x) => typeof x === 'string')
+    ? undefined
+    : 'must be an object of strings';
+const stringArray: Check = (v) =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string') ? undefined : 'must be an array of strings';
+const fraction: Check = (v) =>
+  typeof v === 'number' && v > 0 && v < 1 ? undefined : 'must be a number in (0, 1)';
+const shape: Check = (v) =>
+  (MALFORMED_SHAPES as readonly unknown[]).includes(v)
+    ? undefined
+    : `must be one of ${MALFORMED_SHAPES.join(', ')}`;
+const usage: Check = (v) =>
+  isRecord(v) &&
+  Object.keys(v).every((k) => k === 'inputTokens' || k === 'outputTokens') &&
+  Object.values(v).every((x) => count(x) === undefined)
+    ? undefined
+    : 'must be { inputTokens?, outputTokens? } of integers >= 0';
+const toolCalls: Check = (v) =>
+  Array.isArray(v) &&
+  v.every(
+    (c) =>
+      isRecord(c) &&
+      typeof c.name === 'string' &&
+      (c.id === undefined || typeof c.id === 'string') &&
+      (c.arguments === undefined || typeof c.arguments === 'string' || isRecord(c.arguments)),
+  )
+    ? undefined
+    : 'must be an array of { name, id?, arguments? }';
+
+const common: Record<string, Check> = {
+  kind: anything,
+  delayMs: nonNegative,
+  repeat: boolean,
+  headers: stringRecord,
+};
+
+const fields: Record<StepKind, Record<string, Check>> = {
+  ok: {
+    text: string,
+    chunks: stringArray,
+    toolCalls,
+    finishReason: string,
+    usage,
+    chunkDelayMs: nonNegative,
+    cutAfterChunks: count,
+  },
+  error: { status, type: string, code: string, message: string, body: anything },
+  'echo-auth': { status },
+  malformed: { shape, body: string, contentType: string },
+  drop: {},
+  cut: { fraction, text: string },
+  hang: {},
+};
+
+/**
+ * Checks plain JSON steps (from a file or the control endpoint) and returns them typed.
+ * @throws InvalidScriptError naming the first bad field.
+ */
+export function parseSteps(value: unknown, where = 'steps'): Step[] {
+  if (!Array.isArray(value)) throw new InvalidScriptError(`${where} must be an array of steps`);
+  const steps = value.map((item, i) => parseStep(item, `${where}[${i}]`));
+  const repeatAt = steps.findIndex((s) => s.repeat === true);
+  if (repeatAt !== -1 && repeatAt < steps.length - 1) {
+    throw new InvalidScriptError(
+      `${where}[${repeatAt}] repeats forever, so the steps after it would never run`,
+    );
+  }
+  return steps;
+}
+
+/** Checks one plain JSON step. @throws InvalidScriptError naming the first bad field. */
+export function parseStep(value: unknown, where = 'step'): Step {
+  if (!isRecord(value)) throw new InvalidScriptError(`${where} must be an object with a \`kind\``);
+  const kind = value.kind;
+  if (typeof kind !== 'string' || !Object.hasOwn(fields, kind)) {
+    const kinds = Object.keys(fields).join(', ');
+    throw new InvalidScriptError(`${where}.kind must be one of ${kinds} (got ${JSON.stringify(kind)})`);
+  }
+  const allowed = { ...common, ...fields[kind as StepKind] };
+  for (const [key, field] of Object.entries(value)) {
+    const check = allowed[key];
+    if (check === undefined)
+      throw new InvalidScriptError(`${where}.${key} is not a field of a '${kind}' step`);
+    const problem = field === undefined ? undefined : check(field);
+    if (problem !== undefined) throw new InvalidScriptError(`${where}.${key} ${problem}`);
+  }
+  if (kind === 'error' && value.status === undefined) {
+    throw new InvalidScriptError(`${where}.status is required for an 'error' step`);
+  }
+  return value as unknown as Step;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,55 @@
+import { NativeConnection } from '@temporalio/worker';
+import { loadTemporalTarget } from './connection.js';
+import { createModelRetryWorker } from './worker.js';
+import type { ActivityDeps } from '../activities/index.js';
+
+export interface RunWorkerOptions {
+  taskQueue: string;
+  shutdownGraceMs: number;
+  deps?: ActivityDeps;
+  log?: (line: string) => void;
+}
+
+/**
+ * The `model-retry worker` process: connects by Temporal's conventions, polls one task queue until SIGINT or
+ * SIGTERM, then shuts down gracefully (in-flight requests get `shutdownGraceMs` to finish; a second Ctrl-C
+ * exits at once). The connection is closed whatever happens.
+ */
+export async function runWorkerProcess(options: RunWorkerOptions): Promise<void> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const target = loadTemporalTarget();
+  const connection = await NativeConnection.connect(target.connectionOptions);
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals === 1) {
+      log(
+        `model-retry worker: ${signal} received, finishing in-flight work (up to ${options.shutdownGraceMs} ms); again to exit now`,
+      );
+    } else {
+      log('model-retry worker: exiting now');
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const worker = await createModelRetryWorker({
+      connection,
+      namespace: target.namespace,
+      taskQueue: options.taskQueue,
+      shutdownGraceMs: options.shutdownGraceMs,
+      ...(options.deps ? { deps: options.deps } : {}),
+    });
+    log(
+      `model-retry worker: polling task queue "${options.taskQueue}" on ${target.connectionOptions.address} ` +
+        `(namespace ${target.namespace}); Ctrl-C to stop`,
+    );
+    await worker.run();
+    log('model-retry worker: stopped');
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await connection.close();
+  }
+}
