@@ -1,0 +1,24 @@
+import type { FailureClass } from './classes.js';
+import { classify, shouldRetryHeader } from './classify.js';
+import type { Observation } from './observation.js';
+import { parseRetryAfter } from './retry-after.js';
+
+/** What `decide` needs to know about a failed attempt. Plain JSON (it is an `ApplicationFailure`'s details). */
+export interface Failure {
+  /** The failure class. */
+  class: FailureClass;
+  /** The provider's retry-after in ms, when it sent one. */
+  retryAfterMs?: number;
+  /** The action named by an `x-should-retry` header, when it sent one. */
+  shouldRetry?: 'retry-same' | 'drop';
+}
+
+/** The failure facts of an observation: its class, its retry-after relative to `nowMs`, its `x-should-retry`. */
+export function failureOf(o: Observation, nowMs: number): Failure {
+  const failure: Failure = { class: classify(o) };
+  const retryAfterMs = parseRetryAfter(o.headers, nowMs);
+  if (retryAfterMs !== undefined) failure.retryAfterMs = retryAfterMs;
+  const shouldRetry = shouldRetryHeader(o.headers);
+  if (shouldRetry !== undefined) failure.shouldRetry = shouldRetry;
+  return failure;
+}

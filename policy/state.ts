@@ -1,0 +1,56 @@
+/**
+ * What the policy remembers about one call between decisions. Plain JSON: it lives in workflow state and
+ * crosses continue-as-new. Never mutated: every decision returns a new state.
+ */
+export interface CallState {
+  /** How many backends the chain has (indexes 0 .. backendCount − 1). */
+  backendCount: number;
+  /** Attempts started so far, including the one a decision schedules. */
+  attempts: number;
+  /** Waits taken so far (an immediate advance is not a wait): the index of the next planned wait. */
+  waitsTaken: number;
+  /** The backend index of the latest attempt. */
+  backend: number;
+  /** The round through the chain, from 1: a new round starts when an advance runs past the last backend. */
+  round: number;
+  /** Backend indexes dropped for the rest of the call, in the order they were dropped. */
+  dropped: number[];
+  /** Same-backend retries in a row on the current backend. */
+  sameBackendRetries: number;
+  /** Per backend index, the epoch ms before which it is not tried (from retry-after); 0 for none. */
+  notBefore: number[];
+}
+
+/** The state of a call that has made no attempt yet over a chain of `backendCount` backends. */
+export function initialState(backendCount: number): CallState {
+  if (!Number.isInteger(backendCount) || backendCount < 1) {
+    throw new RangeError(`backendCount must be a whole number of at least 1, not ${backendCount}.`);
+  }
+  return {
+    backendCount,
+    attempts: 0,
+    waitsTaken: 0,
+    backend: 0,
+    round: 1,
+    dropped: [],
+    sameBackendRetries: 0,
+    notBefore: new Array<number>(backendCount).fill(0),
+  };
+}
+
+/** A copy that shares nothing mutable with `state`. */
+export function copyState(state: CallState): CallState {
+  return { ...state, dropped: [...state.dropped], notBefore: [...state.notBefore] };
+}
+
+/** The backend indexes not dropped, lowest first. */
+export function remainingBackends(state: CallState): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < state.backendCount; i++) if (!state.dropped.includes(i)) out.push(i);
+  return out;
+}
+
+/** The epoch ms before which backend `index` is not tried (0 for none). */
+export function notBeforeOf(state: CallState, index: number): number {
+  return state.notBefore[index] ?? 0;
+}
