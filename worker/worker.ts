@@ -39,6 +39,9 @@ export async function createModelRetryWorker(options: ModelRetryWorkerOptions): 
       : { workflowsPath: workflowsPath() }),
     activities: createActivities(options.deps),
     shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    // Attempts learn of cancellation only through heartbeat responses: send them at least every second so a
+    // host's cancel aborts the request in flight within about a second (heartbeats add no history events).
+    maxHeartbeatThrottleInterval: '1 second',
     ...(options.identity ? { identity: options.identity } : {}),
   });
 }

@@ -10,7 +10,11 @@ import { createModelRetryWorker } from '../../worker/worker.js';
 export interface TestTemporal {
   client: Client;
   /** A worker on a task queue of its own, running until `stop`. */
-  startWorker(options?: { deps?: ActivityDeps; shutdownGraceMs?: number }): Promise<TestWorker>;
+  startWorker(options?: {
+    deps?: ActivityDeps;
+    shutdownGraceMs?: number;
+    taskQueue?: string;
+  }): Promise<TestWorker>;
   close(): Promise<void>;
 }
 
@@ -19,6 +23,8 @@ export interface TestWorker {
   worker: Worker;
   /** Shuts the worker down (gracefully) and waits until it has stopped. */
   stop(): Promise<void>;
+  /** Settles when the worker has stopped. */
+  done: Promise<void>;
 }
 
 export async function connectTestTemporal(): Promise<TestTemporal> {
@@ -31,7 +37,7 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
   return {
     client,
     async startWorker(options = {}) {
-      const taskQueue = `test-${randomUUID()}`;
+      const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
       const worker = await createModelRetryWorker({
         connection: nativeConnection,
         namespace,
@@ -49,6 +55,7 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
           if (worker.getState() === 'RUNNING') worker.shutdown();
           await done;
         },
+        done,
       };
       running.add(handle);
       return handle;

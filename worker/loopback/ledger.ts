@@ -3,12 +3,20 @@ import { ANY_MODEL } from './script.js';
 import type { ScriptBook } from './script.js';
 import { describeStep } from './steps.js';
 
+interface ArrivalWaiter {
+  count: number;
+  model: string | undefined;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
 /** The loopback provider's memory: every request, every surprise, and what is still in flight. */
 export class Ledger {
   private readonly records: RecordedRequest[] = [];
   private readonly surprises: UnexpectedRequest[] = [];
   private inFlight = 0;
   private idleWaiters: Array<() => void> = [];
+  private arrivalWaiters: ArrivalWaiter[] = [];
   private seq = 0;
 
   /** The next sequence number (1-based; not reset by `clear`, so ids stay unique for the server's life). */
@@ -21,6 +29,11 @@ export class Ledger {
   open(record: RecordedRequest): RecordedRequest {
     this.records.push(record);
     this.inFlight += 1;
+    this.arrivalWaiters = this.arrivalWaiters.filter((w) => {
+      if (this.requests(w.model).length < w.count) return true;
+      w.resolve();
+      return false;
+    });
     return record;
   }
 
@@ -54,6 +67,21 @@ export class Ledger {
 
   unexpected(): UnexpectedRequest[] {
     return [...this.surprises];
+  }
+
+  /** Resolves once at least `count` requests (for `model` when given) have been recorded. */
+  received(count: number, model?: string): Promise<void> {
+    if (this.requests(model).length >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => this.arrivalWaiters.push({ count, model, resolve, reject }));
+  }
+
+  /** Rejects every `received` wait still pending (the server is closing: no request will come). */
+  stopWaiting(): void {
+    for (const w of this.arrivalWaiters.splice(0)) {
+      const got = this.requests(w.model).length;
+      const what = w.model === undefined ? 'request(s)' : `request(s) for model "${w.model}"`;
+      w.reject(new Error(`loopback provider: closed after ${got} of the ${w.count} ${what} waited for`));
+    }
   }
 
   /** Resolves once no request is being answered. */

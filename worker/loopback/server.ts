@@ -104,7 +104,22 @@ export class LoopbackProvider {
     assertScriptsConsumed(this.ledger, this.book);
   }
 
-  /** Resolves once no request is being answered (e.g. to see how an aborted request was recorded). */
+  /**
+   * Resolves once at least `count` requests (for `model` when given) have been received and recorded, e.g.
+   * to act on a request while it is in flight; rejects if the provider closes first. Unlike `idle()`, which
+   * only knows requests already received, this waits for requests still on their way.
+   */
+  waitForRequests(count: number, model?: string): Promise<void> {
+    if (this.closing !== undefined && this.requestCount(model) < count) {
+      return Promise.reject(new Error('loopback provider: closed, no request will come'));
+    }
+    return this.ledger.received(count, model);
+  }
+
+  /**
+   * Resolves once no request is being answered (e.g. to see how an aborted request was recorded). Only
+   * requests the provider has received count: to act on one in flight, `waitForRequests` first.
+   */
   idle(): Promise<void> {
     return this.ledger.idle();
   }
@@ -115,13 +130,19 @@ export class LoopbackProvider {
     this.ledger.clear();
   }
 
-  /** Stops listening, ends every wait and destroys every connection. Safe to call twice. */
+  /**
+   * Stops listening, ends every wait and destroys every connection; resolves once every request is recorded
+   * as ended and the server's own handles (listening socket, connections) are released. Safe to call twice.
+   */
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
+      this.ledger.stopWaiting();
       for (const controller of this.active) controller.abort();
       this.server.close(() => resolve());
       this.server.closeAllConnections();
-    }).then(() => this.ledger.idle());
+    })
+      .then(() => this.ledger.idle())
+      .then(handlesReleased);
     return this.closing;
   }
 
@@ -135,15 +156,29 @@ export class LoopbackProvider {
 export function startLoopbackProvider(options: LoopbackOptions = {}): Promise<LoopbackProvider> {
   const server = createServer({ keepAlive: true });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error): void => void handlesReleased().then(() => reject(error));
+    server.once('error', failed);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
+      server.off('error', failed);
       try {
         resolve(new LoopbackProvider(server, options));
       } catch (error) {
-        server.close();
-        reject(error instanceof Error ? error : new Error(String(error)));
+        server.close(() => void handlesReleased().then(() => reject(toError(error))));
       }
     });
   });
+}
+
+/**
+ * Resolves once libuv has released the handles closed so far. `server.close()`'s callback (and the `error` of
+ * a failed `listen`) comes before that: the listening handle is only freed in the loop's close-callbacks
+ * phase, which follows the check phase. The first `setImmediate` may still run before that phase in the
+ * current turn; the second runs in the next turn, after it.
+ */
+function handlesReleased(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -167,7 +167,7 @@ describe('a client that gives up', () => {
       body: JSON.stringify({ model: 'm' }),
       signal: controller.signal,
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await lp.waitForRequests(1, 'm'); // abort it in flight, not before it reached the provider
     controller.abort();
     await expect(pending).rejects.toThrow(/abort/i);
     const started = Date.now();

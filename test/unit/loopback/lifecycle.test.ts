@@ -27,12 +27,13 @@ describe('close()', () => {
     await (await chat(lp, 'm')).text(); // leaves a keep-alive connection open
     const slowCall = chat(lp, 'm').catch((e: unknown) => e);
     const hangingCall = chat(lp, 'm').catch((e: unknown) => e);
-    await eventually(() => lp.requestCount('m') === 3);
+    await lp.waitForRequests(3, 'm');
     expect(handles().TCPServerWrap).toBe((before.TCPServerWrap ?? 0) + 1);
 
     const started = Date.now();
     await lp.close();
     expect(Date.now() - started).toBeLessThan(1000);
+    expect(handles().TCPServerWrap).toBe(before.TCPServerWrap); // released by the time close() resolves
     for (const error of [await slowCall, await hangingCall]) {
       expect(causes(error).join(' | ')).toMatch(/fetch failed/);
     }
@@ -53,12 +54,25 @@ describe('close()', () => {
     expect(causes(error).join(' | ')).toMatch(/ECONNREFUSED/);
   });
 
-  it('rejects a port that is taken', async () => {
+  it('rejects a port that is taken, leaving no listening socket behind', async () => {
+    const before = handles().TCPServerWrap ?? 0;
     const lp = await startLoopbackProvider();
     try {
       await expect(startLoopbackProvider({ port: lp.port })).rejects.toThrow(/EADDRINUSE/);
+      expect(handles().TCPServerWrap).toBe(before + 1);
     } finally {
       await lp.close();
     }
+    expect(handles().TCPServerWrap).toBe(before);
+  });
+
+  it('ends a wait for requests that will never come', async () => {
+    const lp = await startLoopbackProvider();
+    const waiting = lp.waitForRequests(1, 'm').catch((e: unknown) => e);
+    await lp.close();
+    expect(await waiting).toEqual(
+      new Error('loopback provider: closed after 0 of the 1 request(s) for model "m" waited for'),
+    );
+    await expect(lp.waitForRequests(1)).rejects.toThrow(/closed/);
   });
 });

@@ -1,0 +1,116 @@
+/**
+ * What crosses the boundary between the model-call workflow and its attempt activity. Plain JSON only: every
+ * value here is written into the workflow's event history, so nothing secret may ever be part of it (keys
+ * stay in the worker's provider registry).
+ */
+import type { Action, FailureClass } from '../policy/index.js';
+
+/** A tool call the model asked for. `args` is the JSON text the model produced. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+/** One message of a conversation, provider-neutral. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
+
+/** A tool the model may call: name, description and JSON Schema of its input. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Generation settings passed through to the provider. */
+export interface ModelSettings {
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+  seed?: number;
+}
+
+/** Token usage as the provider reported it; a field the provider did not report is absent, never 0. */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  cachedInputTokens?: number;
+  reasoningTokens?: number;
+}
+
+/** The decision that led to an attempt: the action taken on the attempt before, and the wait before this one. */
+export interface AttemptCause {
+  action: Action;
+  retryInMs: number;
+}
+
+/** The input of one attempt (`modelRequest` activity). */
+export interface ModelRequestInput {
+  /** The workflow this attempt belongs to; `<workflowId>/<modelCallId>` is sent as `X-Request-Id`. */
+  workflowId: string;
+  /** `c<k>`: the k-th model call of the workflow chain. */
+  callId: string;
+  /** 1-based attempt number within the call. */
+  attempt: number;
+  /** `<callId>.<attempt>`; also the activity id. */
+  modelCallId: string;
+  /** Index of the backend in the call's chain. */
+  backend: number;
+  /** `provider:model`, e.g. `local:fast`. */
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  settings?: ModelSettings;
+  /** The request timeout T in ms: the activity aborts the request itself after this long. */
+  timeoutMs: number;
+  /** Absent on a call's first attempt. */
+  after?: AttemptCause;
+}
+
+/** A successful attempt (`modelRequest`'s result). */
+export interface ModelRequestResult {
+  text: string;
+  toolCalls: ToolCall[];
+  /** The unified finish reason (`stop`, `length`, `tool-calls`, `content-filter`, `error`, `other`). */
+  finishReason: string;
+  usage?: Usage;
+  responseId?: string;
+  /** The provider name of the model (`local`, `openai`, ...). */
+  provider?: string;
+  /** Cost in USD, only when the provider reported one. */
+  cost?: number;
+  /** ISO times the activity started and finished the request. */
+  startedAt: string;
+  endedAt: string;
+}
+
+/**
+ * The facts of a failed attempt, carried as `details[0]` of the non-retryable `ApplicationFailure` whose `type` is
+ * the failure class. `message` is bounded and scrubbed (no key, no Authorization value, no request body).
+ */
+export interface AttemptFailureDetails {
+  class: FailureClass;
+  status?: number;
+  /** The provider's error code or type (`insufficient_quota`, `overloaded_error`, ...) or the socket code. */
+  code?: string;
+  /** From `retry-after-ms` / `retry-after`, in ms. */
+  retryAfterMs?: number;
+  /** From the `x-should-retry` header. */
+  shouldRetry?: 'retry-same' | 'drop';
+  message: string;
+  startedAt: string;
+  endedAt: string;
+  /** Usage the provider reported although the attempt failed (e.g. an empty or filtered answer): it was billed. */
+  usage?: Usage;
+}
+
+/** What the attempt heartbeats while it waits for the provider (readable after a heartbeat timeout). */
+export interface AttemptHeartbeat {
+  startedAt: string;
+}

@@ -1,0 +1,151 @@
+/**
+ * The providers file: which providers a worker can call, by name. Plain JSON, checked before use; every
+ * problem names its field and the fix. Keys never appear here: `apiKeyEnv` names the environment variable
+ * that holds the key, read by the worker at request time.
+ *
+ * ```json
+ * { "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1", "apiKeyEnv": "LOCAL_KEY" } }
+ * ```
+ */
+import { readFileSync } from 'node:fs';
+
+/** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
+export interface OpenAICompatibleProviderConfig {
+  type: 'openai-compatible';
+  /** The API's base URL, up to and including `/v1`. */
+  baseURL: string;
+  /** The environment variable holding the API key; no `Authorization` header is sent without it. */
+  apiKeyEnv?: string;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+/** One provider's entry in the providers file. More `type`s (built-in `openai`, `anthropic`) come later. */
+export type ProviderConfig = OpenAICompatibleProviderConfig;
+
+/** The provider types a providers file may name. */
+export const PROVIDER_TYPES = ['openai-compatible'] as const;
+
+/** One of {@link PROVIDER_TYPES}. */
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+/** Providers by name (the `provider` of `provider:model`). */
+export type ProvidersConfig = Readonly<Record<string, ProviderConfig>>;
+
+/** A providers file (or object) that cannot be used. `problems` lists each problem; the message lists them all. */
+export class ProvidersConfigError extends Error {
+  override readonly name = 'ProvidersConfigError';
+  constructor(
+    readonly source: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`${source}: ${problems.length === 1 ? problems[0] : `\n- ${problems.join('\n- ')}`}`);
+  }
+}
+
+/** A provider name: no `:` (it separates provider from model), no spaces. */
+export const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
+
+const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers'],
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function checkBaseURL(value: unknown, at: string): string[] {
+  const fix = `set it to the API's base URL, e.g. "http://127.0.0.1:8080/v1"`;
+  if (value === undefined) return [`\`${at}\` is missing: ${fix}`];
+  if (typeof value !== 'string') return [`\`${at}\` must be a string: ${fix}`];
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return [`\`${at}\` is not a URL (${JSON.stringify(value)}): ${fix}`];
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return [`\`${at}\` must be an http(s) URL, not ${url.protocol}: ${fix}`];
+  }
+  return [];
+}
+
+function checkApiKeyEnv(value: unknown, at: string): string[] {
+  if (value === undefined) return [];
+  if (typeof value === 'string' && ENV_NAME.test(value)) return [];
+  return [`\`${at}\` must name an environment variable (like "LOCAL_KEY"), not hold the key itself`];
+}
+
+function checkHeaders(value: unknown, at: string): string[] {
+  if (value === undefined) return [];
+  if (!isRecord(value)) return [`\`${at}\` must be an object of header names to string values`];
+  return Object.entries(value)
+    .filter(([, v]) => typeof v !== 'string')
+    .map(([k]) => `\`${at}.${k}\` must be a string`);
+}
+
+function unknownFields(entry: Record<string, unknown>, type: ProviderType, at: string): string[] {
+  const known = FIELDS[type];
+  return Object.keys(entry)
+    .filter((key) => !known.includes(key))
+    .map((key) =>
+      /^(api_?key|key|token)$/i.test(key)
+        ? `\`${at}.${key}\` is not allowed: keys never go in this file; put the key in an environment variable and name it in \`${at}.apiKeyEnv\``
+        : `\`${at}.${key}\` is not a known field of a "${type}" provider (known: ${known.join(', ')})`,
+    );
+}
+
+function checkEntry(name: string, entry: unknown): string[] {
+  if (!PROVIDER_NAME.test(name)) {
+    return [`provider name ${JSON.stringify(name)} may hold only letters, digits, '.', '_' and '-' (no ':')`];
+  }
+  if (!isRecord(entry)) return [`\`${name}\` must be an object, like ${EXAMPLE}`];
+  const type = entry.type;
+  if (!(PROVIDER_TYPES as readonly unknown[]).includes(type)) {
+    const got = type === undefined ? 'is missing' : `is ${JSON.stringify(type)}`;
+    return [`\`${name}.type\` ${got}: set it to one of ${PROVIDER_TYPES.map((t) => `"${t}"`).join(', ')}`];
+  }
+  return [
+    ...unknownFields(entry, type as ProviderType, name),
+    ...checkBaseURL(entry.baseURL, `${name}.baseURL`),
+    ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
+    ...checkHeaders(entry.headers, `${name}.headers`),
+  ];
+}
+
+/**
+ * Checks a parsed providers file. `source` names it in messages (the file's path).
+ * @throws ProvidersConfigError listing every problem.
+ */
+export function parseProvidersConfig(value: unknown, source = 'providers'): ProvidersConfig {
+  if (!isRecord(value)) {
+    throw new ProvidersConfigError(source, [`expected an object of providers by name, like ${EXAMPLE}`]);
+  }
+  const problems = Object.entries(value).flatMap(([name, entry]) => checkEntry(name, entry));
+  if (problems.length > 0) throw new ProvidersConfigError(source, problems);
+  return value as ProvidersConfig;
+}
+
+/**
+ * Reads and checks a providers JSON file.
+ * @throws ProvidersConfigError when the file cannot be read, is not JSON, or has problems.
+ */
+export function readProvidersFile(path: string): ProvidersConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new ProvidersConfigError(path, [
+      `cannot read the providers file (${typeof code === 'string' ? code : String(error)}): check the path`,
+    ]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ProvidersConfigError(path, [`not valid JSON (${(error as Error).message})`]);
+  }
+  return parseProvidersConfig(json, path);
+}

@@ -1,0 +1,217 @@
+import type { temporal } from '@temporalio/proto';
+import { isFailureClass } from '../policy/index.js';
+import type { StopReason } from '../policy/index.js';
+import type {
+  AttemptFailureDetails,
+  AttemptHeartbeat,
+  ModelRequestInput,
+  ModelRequestResult,
+} from '../activities/model-request-types.js';
+import type {
+  AttemptRecord,
+  LastDecision,
+  ModelCallFailedDetails,
+  ModelCallResult,
+} from '../workflows/call-types.js';
+import { MODEL_CALL_FAILED } from '../workflows/call-types.js';
+import { iso, parseWaitSummary } from '../workflows/call-summary.js';
+import { isAction } from '../policy/index.js';
+import { firstPayload, HistoryIndex, idOf } from './history-events.js';
+import type { HistoryEvent } from './history-events.js';
+
+const ATTEMPT_ACTIVITY = 'modelRequest';
+
+/** What a history says about a run's model calls. */
+export interface CallHistory {
+  status: 'running' | 'succeeded' | 'failed' | 'cancelled' | 'terminated' | 'timed-out' | 'continued-as-new';
+  /** The stop reason of the run's (last) call, when the run closed and it can be told. */
+  stopReason?: StopReason;
+  attempts: AttemptRecord[];
+  /** The workflow's result when it completed (a `ModelCallResult` for `modelCallWorkflow`). */
+  result?: unknown;
+  /** The message of the workflow's failure, when it failed. */
+  failureMessage?: string;
+}
+
+/**
+ * Rebuilds every attempt record from the event history alone (no worker, no query): the attempt activities'
+ * inputs, results, failures, timeouts and cancellations, and the decisions carried by the next attempt's input
+ * and by the call's result or `ModelCallFailed` details. The records equal the workflow's own.
+ */
+export function readCallHistory(history: temporal.api.history.v1.IHistory): CallHistory {
+  const index = new HistoryIndex(history.events ?? []);
+  const attempts: AttemptRecord[] = [];
+  const bySchedule = new Map<number, AttemptRecord>();
+  const lastOfCall = new Map<string, AttemptRecord>();
+  for (const event of index.events) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name === ATTEMPT_ACTIVITY) {
+      const input = firstPayload<ModelRequestInput>(scheduled.input);
+      if (!input) continue;
+      const previous = lastOfCall.get(input.callId);
+      if (previous?.failure && input.after) {
+        previous.failure.action = input.after.action;
+        previous.retryInMs = input.after.retryInMs;
+      }
+      const scheduledAt = index.taskTimeOfCompleted(scheduled.workflowTaskCompletedEventId) ?? 0;
+      const record: AttemptRecord = {
+        modelCallId: input.modelCallId,
+        callId: input.callId,
+        attempt: input.attempt,
+        backend: input.backend,
+        model: input.model,
+        startedAt: iso(scheduledAt),
+        outcome: 'running',
+      };
+      attempts.push(record);
+      bySchedule.set(idOf(event.eventId), record);
+      lastOfCall.set(input.callId, record);
+      continue;
+    }
+    const timer = event.timerStartedEventAttributes;
+    if (timer) {
+      noteWait(event, attempts);
+      continue;
+    }
+    closeAttempt(event, bySchedule, index);
+  }
+  return { ...closeOfRun(index), attempts: withLastDecision(attempts, index) };
+}
+
+/** A wait's timer names the failed attempt it follows and the action taken (see `waitSummary`). */
+function noteWait(event: HistoryEvent, attempts: AttemptRecord[]): void {
+  const summary = firstPayload<string>(
+    event.userMetadata?.summary ? { payloads: [event.userMetadata.summary] } : null,
+  );
+  const named = typeof summary === 'string' ? parseWaitSummary(summary) : undefined;
+  if (!named) return;
+  const record = attempts.findLast((r) => r.modelCallId === named.modelCallId);
+  if (!record?.failure) return;
+  const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
+  record.retryInMs = Number(timeout?.seconds ?? 0) * 1000 + Math.round((timeout?.nanos ?? 0) / 1e6);
+  if (named.action && isAction(named.action)) record.failure.action = named.action;
+}
+
+function closeAttempt(
+  event: HistoryEvent,
+  bySchedule: Map<number, AttemptRecord>,
+  index: HistoryIndex,
+): void {
+  const completed = event.activityTaskCompletedEventAttributes;
+  const failed = event.activityTaskFailedEventAttributes;
+  const timedOut = event.activityTaskTimedOutEventAttributes;
+  const canceled = event.activityTaskCanceledEventAttributes;
+  const scheduledId = (completed ?? failed ?? timedOut ?? canceled)?.scheduledEventId;
+  const record =
+    scheduledId !== undefined && scheduledId !== null ? bySchedule.get(idOf(scheduledId)) : undefined;
+  if (!record) return;
+  const seenAt = () => iso(index.taskTimeAfter(event.eventId) ?? 0);
+  if (completed) {
+    const result = firstPayload<ModelRequestResult>(completed.result);
+    record.outcome = 'succeeded';
+    if (!result) return;
+    record.startedAt = result.startedAt;
+    record.endedAt = result.endedAt;
+    if (result.usage) record.usage = result.usage;
+    if (result.responseId !== undefined) record.responseId = result.responseId;
+    if (result.provider !== undefined) record.provider = result.provider;
+    if (result.cost !== undefined) record.cost = result.cost;
+  } else if (failed) {
+    const failure = failed.failure;
+    const details =
+      firstPayload<Partial<AttemptFailureDetails>>(failure?.applicationFailureInfo?.details) ?? {};
+    const type = failure?.applicationFailureInfo?.type ?? '';
+    record.outcome = 'failed';
+    if (details.startedAt) record.startedAt = details.startedAt;
+    record.endedAt = details.endedAt ?? seenAt();
+    record.failure = {
+      class: isFailureClass(type) ? type : 'Unknown',
+      ...(details.status !== undefined ? { status: details.status } : {}),
+      ...(details.code !== undefined ? { code: details.code } : {}),
+      ...(details.retryAfterMs !== undefined ? { retryAfterMs: details.retryAfterMs } : {}),
+      message: details.message ?? failure?.message ?? '',
+    };
+    if (details.usage) record.usage = details.usage;
+  } else if (timedOut) {
+    const info = timedOut.failure?.timeoutFailureInfo;
+    const heartbeat = firstPayload<Partial<AttemptHeartbeat>>(info?.lastHeartbeatDetails);
+    if (heartbeat?.startedAt) record.startedAt = heartbeat.startedAt;
+    record.outcome = 'failed';
+    record.endedAt = seenAt();
+    record.failure = timeoutFailure(info?.timeoutType);
+  } else if (canceled) {
+    const details = firstPayload<Partial<AttemptFailureDetails>>(canceled.details);
+    if (details?.startedAt) record.startedAt = details.startedAt;
+    record.outcome = 'cancelled';
+    record.endedAt = details?.endedAt ?? seenAt();
+  }
+}
+
+const TIMEOUT_TYPES = [
+  'UNSPECIFIED',
+  'START_TO_CLOSE',
+  'SCHEDULE_TO_START',
+  'SCHEDULE_TO_CLOSE',
+  'HEARTBEAT',
+] as const;
+const TIMEOUT_MESSAGES: Record<string, string> = {
+  HEARTBEAT: 'no heartbeat from the worker running the attempt: it was lost',
+  START_TO_CLOSE: 'the attempt did not finish within its start-to-close timeout',
+  SCHEDULE_TO_CLOSE: 'the deadline (less the reserve) was reached during the attempt',
+  SCHEDULE_TO_START: 'no worker picked up the attempt in time',
+};
+
+function timeoutFailure(type: unknown): NonNullable<AttemptRecord['failure']> {
+  const name =
+    typeof type === 'number' ? (TIMEOUT_TYPES[type] ?? '') : String(type ?? '').replace(/^TIMEOUT_TYPE_/, '');
+  const cls =
+    name === 'HEARTBEAT' ? 'WorkerLost' : name === 'SCHEDULE_TO_START' ? 'Unknown' : 'ResponseTimeout';
+  return { class: cls, message: TIMEOUT_MESSAGES[name] ?? 'timed out' };
+}
+
+function closeOfRun(index: HistoryIndex): Omit<CallHistory, 'attempts'> {
+  for (const event of index.events) {
+    const done = event.workflowExecutionCompletedEventAttributes;
+    if (done) {
+      const result = firstPayload<unknown>(done.result);
+      const stopReason = (result as Partial<ModelCallResult> | undefined)?.stopReason;
+      return { status: 'succeeded', ...(stopReason ? { stopReason } : {}), result };
+    }
+    const failed = event.workflowExecutionFailedEventAttributes;
+    if (failed) {
+      const info = failed.failure?.applicationFailureInfo;
+      const details =
+        info?.type === MODEL_CALL_FAILED ? firstPayload<ModelCallFailedDetails>(info.details) : undefined;
+      return {
+        status: 'failed',
+        ...(details ? { stopReason: details.stopReason } : {}),
+        failureMessage: failed.failure?.message ?? '',
+      };
+    }
+    if (event.workflowExecutionCanceledEventAttributes)
+      return { status: 'cancelled', stopReason: 'cancelled' };
+    if (event.workflowExecutionTerminatedEventAttributes) return { status: 'terminated' };
+    if (event.workflowExecutionTimedOutEventAttributes) return { status: 'timed-out' };
+    if (event.workflowExecutionContinuedAsNewEventAttributes) return { status: 'continued-as-new' };
+  }
+  return { status: 'running' };
+}
+
+/** The last attempt's action comes from the call's result or its `ModelCallFailed` details. */
+function withLastDecision(attempts: AttemptRecord[], index: HistoryIndex): AttemptRecord[] {
+  const last = lastDecision(index);
+  const record = attempts.at(-1);
+  if (last?.action !== undefined && record?.failure && record.failure.action === undefined) {
+    record.failure.action = last.action;
+  }
+  return attempts;
+}
+
+function lastDecision(index: HistoryIndex): LastDecision | undefined {
+  for (const event of index.events) {
+    const info = event.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo;
+    if (info?.type === MODEL_CALL_FAILED)
+      return firstPayload<ModelCallFailedDetails>(info.details)?.lastDecision;
+  }
+  return undefined;
+}

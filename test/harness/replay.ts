@@ -1,0 +1,18 @@
+import { Worker } from '@temporalio/worker';
+import type { temporal } from '@temporalio/proto';
+import { expect, inject } from 'vitest';
+
+/** Replays recorded histories against the current workflow bundle: any nondeterminism fails the test run. */
+export async function replayAll(
+  histories: { workflowId: string; history: temporal.api.history.v1.IHistory }[],
+) {
+  const results = Worker.runReplayHistories(
+    { workflowBundle: { codePath: inject('workflowBundlePath') } },
+    histories,
+  );
+  const errors: string[] = [];
+  for await (const result of results) {
+    if (result.error) errors.push(`${result.workflowId}: ${String(result.error)}`);
+  }
+  expect(errors).toEqual([]);
+}

@@ -1,0 +1,109 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fail, hang, ok, slow } from '../../worker/loopback/index.js';
+import { readCallHistory } from '../../client/history-reader.js';
+import { startModelCall } from '../../client/model-call-client.js';
+import { attemptsQuery, statusQuery } from '../../workflows/call-log.js';
+import { finishCall, modelCallFixture } from '../harness/model-call.js';
+import type { ModelCallFixture } from '../harness/model-call.js';
+import { replayAll } from '../harness/replay.js';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('cancelling a durable model call, and losing its worker', () => {
+  let fx: ModelCallFixture;
+  beforeAll(async () => {
+    fx = await modelCallFixture();
+  });
+  afterAll(async () => {
+    if (fx) await replayAll(fx.histories);
+    await fx?.close();
+  });
+
+  it('ends a wait at once when cancelled, and no further request reaches the provider', async () => {
+    const worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(502)]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', retry: { waits: [60_000] } },
+      { taskQueue: worker.taskQueue },
+    );
+    await until('the wait', async () =>
+      (await handle.query(statusQuery))?.state === 'waiting' ? true : undefined,
+    );
+    const cancelledAt = Date.now();
+    await handle.cancel();
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(Date.now() - cancelledAt).toBeLessThan(10_000);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    expect(fx.lp.requestCount(m.id)).toBe(1);
+    const records = await handle.query(attemptsQuery);
+    const fromHistory = readCallHistory(await handle.fetchHistory());
+    expect(fromHistory.attempts).toEqual(records);
+    expect(fromHistory.stopReason).toBe('cancelled');
+    expect((await handle.query(statusQuery))?.stopReason).toBe('cancelled');
+    fx.histories.push({ workflowId: handle.workflowId, history: await handle.fetchHistory() });
+    await worker.stop();
+  });
+
+  it('aborts the request in flight when cancelled, and records the attempt as cancelled', async () => {
+    const worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
+    const m = fx.model();
+    fx.lp.script(m.id, [hang()]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', retry: { waits: [10] } },
+      { taskQueue: worker.taskQueue },
+    );
+    await until('the request', async () => (fx.lp.requestCount(m.id) === 1 ? true : undefined));
+    await handle.cancel();
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    await fx.lp.idle();
+    expect(fx.lp.requests(m.id).map((r) => r.outcome)).toEqual(['client-aborted']);
+    const records = await handle.query(attemptsQuery);
+    expect(records.map((r) => r.outcome)).toEqual(['cancelled']);
+    const fromHistory = readCallHistory(await handle.fetchHistory());
+    expect(fromHistory.attempts).toEqual(records);
+    expect(fromHistory.status).toBe('cancelled');
+    fx.histories.push({ workflowId: handle.workflowId, history: await handle.fetchHistory() });
+    await worker.stop();
+  });
+
+  it('records a worker shut down mid-request as WorkerLost, never cancelled, and retries elsewhere', async () => {
+    const first = await fx.temporal.startWorker({ deps: { providers: fx.providers }, shutdownGraceMs: 300 });
+    const m = fx.model();
+    fx.lp.script(m.id, [slow(30_000, ok('never')), ok('from the second worker')]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', retry: { waits: [10] } },
+      { taskQueue: first.taskQueue },
+    );
+    await until('the request', async () => (fx.lp.requestCount(m.id) === 1 ? true : undefined));
+    await first.stop();
+    const second = await fx.temporal.startWorker({
+      deps: { providers: fx.providers },
+      taskQueue: first.taskQueue,
+    });
+    const run = await finishCall(fx, handle);
+    expect(run.records.map((r) => [r.outcome, r.failure?.class])).toEqual([
+      ['failed', 'WorkerLost'],
+      ['succeeded', undefined],
+    ]);
+    expect(run.result?.output.text).toBe('from the second worker');
+    expect(fx.lp.requestCount(m.id)).toBe(2);
+    await second.stop();
+  });
+});

@@ -1,0 +1,83 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createActivities } from '../../../activities/index.js';
+import type { AttemptFailureDetails, ModelRequestInput } from '../../../activities/index.js';
+import { createProviderRegistry } from '../../../activities/providers.js';
+import type { ProviderRegistry } from '../../../activities/providers.js';
+import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+
+/** The key the `local` test provider sends (and what must never show up in a failure). */
+export const LOCAL_KEY = 'sk-loopback-test-key-0123456789';
+
+/** A registry with one provider, `local`, pointed at the loopback provider, its key in `LOCAL_KEY`. */
+export function loopbackRegistry(lp: LoopbackProvider, baseURL = lp.openaiBaseURL): ProviderRegistry {
+  return createProviderRegistry(
+    { local: { type: 'openai-compatible', baseURL, apiKeyEnv: 'LOCAL_KEY' } },
+    { env: { LOCAL_KEY } },
+  );
+}
+
+/** An attempt's input for `model`: one user message, a 5 s timeout, first attempt of call c1. */
+export function input(model: string, extra: Partial<ModelRequestInput> = {}): ModelRequestInput {
+  return {
+    workflowId: 'wf-test',
+    callId: 'c1',
+    attempt: 1,
+    modelCallId: 'c1.1',
+    backend: 0,
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    timeoutMs: 5000,
+    ...extra,
+  };
+}
+
+/** An activity environment whose worker logger keeps quiet about the failures the tests expect. */
+export function quietEnvironment(): MockActivityEnvironment {
+  return new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+}
+
+/** Runs `modelRequest` in a real activity context; the environment is returned for cancel and heartbeats. */
+export function runAttempt(
+  registry: ProviderRegistry,
+  attempt: ModelRequestInput,
+  env = quietEnvironment(),
+): { env: MockActivityEnvironment; done: Promise<unknown> } {
+  const { modelRequest } = createActivities({ providers: registry });
+  const done = env.run(modelRequest, attempt);
+  return { env, done };
+}
+
+/** What a promise rejected with (fails the test when it resolved). */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a failure, got ${JSON.stringify(value)}`);
+    },
+    (error: unknown) => error,
+  );
+}
+
+/** The attempt's `ApplicationFailure` and its details, checked to be non-retryable with `type` = class. */
+export async function attemptFailure(
+  promise: Promise<unknown>,
+): Promise<{ failure: ApplicationFailure; details: AttemptFailureDetails }> {
+  const error = await rejection(promise);
+  if (!(error instanceof ApplicationFailure))
+    throw new Error(`expected an ApplicationFailure, got ${String(error)}`);
+  const details = error.details?.[0] as AttemptFailureDetails;
+  if (error.nonRetryable !== true) throw new Error('the failure is retryable');
+  if (error.type !== details.class) throw new Error(`type ${error.type} but class ${details.class}`);
+  if (error.cause !== undefined) throw new Error('the failure carries a cause');
+  return { failure: error, details };
+}
+
+/** Resolves once the loopback provider has received `count` requests. */
+export async function requestArrived(lp: LoopbackProvider, count = 1): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (lp.requestCount() >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('no request reached the loopback provider');
+}

@@ -1,0 +1,145 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AttemptHeartbeat } from '../../../activities/index.js';
+import { ok, startLoopbackProvider, toolCall } from '../../../worker/loopback/index.js';
+import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { LOCAL_KEY, input, loopbackRegistry, quietEnvironment, runAttempt } from './helpers.js';
+
+let lp: LoopbackProvider;
+beforeEach(async () => {
+  lp = await startLoopbackProvider();
+});
+afterEach(async () => {
+  await lp.close();
+});
+
+describe('modelRequest, a successful attempt', () => {
+  it('returns the text, the finish reason, the usage as reported, the response id and the provider', async () => {
+    lp.script('fast', [ok('hello from loopback', { usage: { inputTokens: 5, outputTokens: 4 } })]);
+    const before = Date.now();
+    const { done } = runAttempt(loopbackRegistry(lp), input('local:fast'));
+    const result = await done;
+    expect(result).toEqual({
+      text: 'hello from loopback',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { inputTokens: 5, outputTokens: 4, totalTokens: 9 },
+      responseId: 'chatcmpl-loopback-1',
+      provider: 'local',
+      startedAt: expect.any(String) as unknown,
+      endedAt: expect.any(String) as unknown,
+    });
+    const { startedAt, endedAt } = result as { startedAt: string; endedAt: string };
+    expect(Date.parse(startedAt)).toBeGreaterThanOrEqual(before - 1);
+    expect(Date.parse(endedAt)).toBeGreaterThanOrEqual(Date.parse(startedAt));
+    lp.assertScriptsConsumed();
+  });
+
+  it('leaves out usage fields the provider did not report (never a 0), and reports no cost', async () => {
+    lp.script('fast', [ok('hi')]);
+    const result = (await runAttempt(loopbackRegistry(lp), input('local:fast')).done) as Record<
+      string,
+      unknown
+    >;
+    expect(result.usage).not.toHaveProperty('cachedInputTokens');
+    expect(result.usage).not.toHaveProperty('reasoningTokens');
+    expect(result).not.toHaveProperty('cost');
+  });
+
+  it('returns the tool calls with their id, name and JSON arguments', async () => {
+    lp.script('fast', [toolCall('get_weather', { city: 'Paris' })]);
+    const result = await runAttempt(loopbackRegistry(lp), input('local:fast')).done;
+    expect(result).toMatchObject({
+      text: '',
+      toolCalls: [{ id: 'call_1_0', name: 'get_weather', args: '{"city":"Paris"}' }],
+      finishReason: 'tool-calls',
+    });
+  });
+
+  it('sends X-Request-Id <workflowId>/<modelCallId> and the key from the worker environment', async () => {
+    lp.script('fast', [ok()]);
+    const attempt = input('local:fast', {
+      workflowId: 'wf-42',
+      callId: 'c3',
+      attempt: 2,
+      modelCallId: 'c3.2',
+    });
+    await runAttempt(loopbackRegistry(lp), attempt).done;
+    const [request] = lp.requests('fast');
+    expect(request?.headers['x-request-id']).toBe('wf-42/c3.2');
+    expect(request?.headers['authorization']).toBe(`Bearer ${LOCAL_KEY}`);
+  });
+
+  it('sends the conversation, the tools and the settings in the provider format', async () => {
+    lp.script('fast', [ok()]);
+    const attempt = input('local:fast', {
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'weather in Paris and Rome?' },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 't1', name: 'get_weather', args: '{"city":"Paris"}' },
+            { id: 't2', name: 'get_weather', args: '{"city":"Rome"}' },
+          ],
+        },
+        { role: 'tool', toolCallId: 't1', toolName: 'get_weather', content: 'sunny' },
+        { role: 'tool', toolCallId: 't2', toolName: 'get_weather', content: 'no data', isError: true },
+      ],
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'Weather in a city',
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ],
+      settings: { maxOutputTokens: 64, temperature: 0.2, topP: 0.9, stopSequences: ['END'], seed: 7 },
+    });
+    await runAttempt(loopbackRegistry(lp), attempt).done;
+    const body = lp.requests('fast')[0]?.body as Record<string, unknown>;
+    expect(body).toMatchObject({
+      model: 'fast',
+      max_tokens: 64,
+      temperature: 0.2,
+      top_p: 0.9,
+      stop: ['END'],
+      seed: 7,
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'weather in Paris and Rome?' },
+        {
+          role: 'assistant',
+          tool_calls: [
+            { id: 't1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            { id: 't2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 't1', content: 'sunny' },
+        { role: 'tool', tool_call_id: 't2', content: 'no data' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'Weather in a city',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        },
+      ],
+    });
+    expect(body).not.toHaveProperty('stream', true);
+  });
+
+  it('heartbeats { startedAt } at once and about every second while it waits', async () => {
+    lp.script('slow', [ok('late', { delayMs: 1300 })]);
+    const env = quietEnvironment();
+    const beats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => beats.push(details));
+    const { done } = runAttempt(loopbackRegistry(lp), input('local:slow'), env);
+    const result = (await done) as { startedAt: string };
+    expect(beats.length).toBeGreaterThanOrEqual(2); // one at once, one after a second
+    for (const beat of beats)
+      expect(beat).toEqual({ startedAt: result.startedAt } satisfies AttemptHeartbeat);
+  });
+});

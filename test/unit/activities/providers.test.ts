@@ -1,0 +1,193 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivities } from '../../../activities/index.js';
+import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/provider-config.js';
+import {
+  MisconfiguredError,
+  createProviderRegistry,
+  loadProvidersFile,
+  parseModelName,
+  providersFromEnv,
+} from '../../../activities/providers.js';
+import { ok, startLoopbackProvider } from '../../../worker/loopback/index.js';
+import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { attemptFailure, input, quietEnvironment } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'model-retry-providers-'));
+function file(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+const local = {
+  type: 'openai-compatible',
+  baseURL: 'http://127.0.0.1:8080/v1',
+  apiKeyEnv: 'LOCAL_KEY',
+} as const;
+
+/** The problems a config is refused with. */
+function problems(config: unknown): readonly string[] {
+  try {
+    parseProvidersConfig(config, 'test.json');
+  } catch (error) {
+    if (error instanceof ProvidersConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('the config was accepted');
+}
+
+describe('the providers file', () => {
+  it('accepts the documented example', () => {
+    expect(parseProvidersConfig({ local })).toEqual({ local });
+  });
+
+  it.each([
+    ['not an object', [], /expected an object of providers by name/],
+    ['a name with a colon', { 'a:b': local }, /may hold only letters.*no ':'/],
+    ['an entry that is not an object', { local: 'x' }, /`local` must be an object/],
+    [
+      'a missing type',
+      { local: { baseURL: local.baseURL } },
+      /`local.type` is missing: set it to one of "openai-compatible"/,
+    ],
+    ['an unknown type', { local: { ...local, type: 'grpc' } }, /`local.type` is "grpc"/],
+    [
+      'a missing baseURL',
+      { local: { type: 'openai-compatible' } },
+      /`local.baseURL` is missing: set it to the API's base URL/,
+    ],
+    [
+      'a baseURL that is no URL',
+      { local: { ...local, baseURL: 'localhost' } },
+      /`local.baseURL` is not a URL/,
+    ],
+    [
+      'a baseURL that is not http',
+      { local: { ...local, baseURL: 'ftp://x/v1' } },
+      /must be an http\(s\) URL/,
+    ],
+    [
+      'a key in apiKeyEnv',
+      { local: { ...local, apiKeyEnv: 'sk-abc 123' } },
+      /`local.apiKeyEnv` must name an environment variable/,
+    ],
+    [
+      'a key in the file',
+      { local: { ...local, apiKey: 'sk-x' } },
+      /`local.apiKey` is not allowed: keys never go in this file/,
+    ],
+    [
+      'an unknown field',
+      { local: { ...local, baseUrl: 'x' } },
+      /`local.baseUrl` is not a known field.*known: type, baseURL/,
+    ],
+    [
+      'a header that is not a string',
+      { local: { ...local, headers: { 'X-A': 1 } } },
+      /`local.headers.X-A` must be a string/,
+    ],
+  ] as const)('refuses %s, naming the field and the fix', (_name, config, pattern) => {
+    expect(problems(config).join('\n')).toMatch(pattern);
+  });
+
+  it('lists every problem at once', () => {
+    expect(problems({ a: { type: 'openai-compatible' }, b: { ...local, extra: 1 } })).toHaveLength(2);
+  });
+
+  it('loads a file, and names the file in its errors', () => {
+    expect(loadProvidersFile(file('ok.json', { local })).names()).toEqual(['local']);
+    expect(() => loadProvidersFile(file('bad.json', '{ nope'))).toThrow(/bad\.json: not valid JSON/);
+    expect(() => loadProvidersFile(join(dir, 'missing.json'))).toThrow(
+      /missing\.json: cannot read the providers file \(ENOENT\)/,
+    );
+  });
+
+  it('is found through MODEL_RETRY_PROVIDERS; without it the registry is empty', () => {
+    expect(providersFromEnv({ MODEL_RETRY_PROVIDERS: file('env.json', { local }) }).names()).toEqual([
+      'local',
+    ]);
+    expect(providersFromEnv({}).names()).toEqual([]);
+  });
+});
+
+describe('resolving provider:model', () => {
+  const registry = createProviderRegistry({ local }, { env: { LOCAL_KEY: 'sk-test-1234567' } });
+
+  it('splits at the first colon', () => {
+    expect(parseModelName('ollama:llama3:8b')).toEqual({ provider: 'ollama', modelId: 'llama3:8b' });
+  });
+
+  it('gives the AI SDK model, the provider name and the key as a secret', () => {
+    const resolved = registry.resolve('local:fast');
+    expect(resolved).toMatchObject({ provider: 'local', modelId: 'fast', secrets: ['sk-test-1234567'] });
+    expect(resolved.model).toMatchObject({ specificationVersion: 'v4', modelId: 'fast' });
+  });
+
+  it.each([
+    ['a malformed name', 'fast', /not `provider:model`/],
+    ['an empty model', 'local:', /not `provider:model`/],
+    ['an unknown provider', 'cloud:x', /unknown provider "cloud".*configured: local/],
+  ])('refuses %s as Misconfigured', (_name, model, pattern) => {
+    expect(() => registry.resolve(model)).toThrow(MisconfiguredError);
+    expect(() => registry.resolve(model)).toThrow(pattern);
+  });
+
+  it('reads the key at request time; an empty key variable is Misconfigured', () => {
+    const env: Record<string, string | undefined> = { LOCAL_KEY: '' };
+    const late = createProviderRegistry({ local }, { env });
+    expect(() => late.resolve('local:fast')).toThrow(/reads its key from LOCAL_KEY, which is empty or unset/);
+    env.LOCAL_KEY = 'sk-set-later-123';
+    expect(late.resolve('local:fast').secrets).toEqual(['sk-set-later-123']);
+  });
+
+  it('sends no key when the provider has no apiKeyEnv', () => {
+    const open = createProviderRegistry(
+      { local: { type: 'openai-compatible', baseURL: local.baseURL } },
+      { env: {} },
+    );
+    expect(open.resolve('local:fast').secrets).toEqual([]);
+  });
+});
+
+describe('createActivities and Misconfigured attempts', () => {
+  let lp: LoopbackProvider;
+  beforeAll(async () => {
+    lp = await startLoopbackProvider();
+  });
+  afterAll(async () => {
+    await lp.close();
+  });
+
+  it.each([
+    ['an unknown provider', {}, 'cloud:x', /unknown provider "cloud"/],
+    ['a missing key variable', { LOCAL_KEY: '' }, 'local:m', /LOCAL_KEY, which is empty or unset/],
+  ])('fails %s as Misconfigured without sending anything', async (_name, keys, model, pattern) => {
+    const config = file('lp.json', { local: { ...local, baseURL: lp.openaiBaseURL } });
+    const { modelRequest } = createActivities({ env: { MODEL_RETRY_PROVIDERS: config, ...keys } });
+    const { details } = await attemptFailure(quietEnvironment().run(modelRequest, input(model)));
+    expect(details.class).toBe('Misconfigured');
+    expect(details.message).toMatch(pattern);
+    expect(lp.requestCount()).toBe(0);
+  });
+
+  it('loads MODEL_RETRY_PROVIDERS at the first request, not at creation', async () => {
+    const env: Record<string, string | undefined> = {
+      MODEL_RETRY_PROVIDERS: join(dir, 'later.json'),
+      LOCAL_KEY: 'sk-abcdefgh',
+    };
+    const { modelRequest } = createActivities({ env });
+    const { details } = await attemptFailure(quietEnvironment().run(modelRequest, input('local:m')));
+    expect(details).toMatchObject({
+      class: 'Misconfigured',
+      message: expect.stringMatching(/later\.json: cannot read/) as unknown,
+    });
+    file('later.json', { local: { ...local, baseURL: lp.openaiBaseURL } });
+    lp.script('m', [ok('found it')]);
+    await expect(quietEnvironment().run(modelRequest, input('local:m'))).resolves.toMatchObject({
+      text: 'found it',
+    });
+  });
+});
