@@ -117,6 +117,13 @@ export async function finishCall(
     ...(failure ? { failure, details: failure.details?.[0] as ModelCallFailedDetails } : {}),
   };
   expect(readCallHistory(history).attempts).toEqual(records);
+  // The provider saw exactly the attempts on record, model by model.
+  for (const model of new Set(records.map((r) => r.model).filter((m) => m.startsWith('local:')))) {
+    const id = model.slice('local:'.length);
+    expect(fx.lp.requestCount(id), `requests to ${model}`).toBe(
+      records.filter((r) => r.model === model).length,
+    );
+  }
   if (result) expect(result.attempts).toEqual(records);
   return run;
 }
