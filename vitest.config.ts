@@ -11,6 +11,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // Some unit tests spawn the CLI or a loopback server: a busy machine must slow them, not fail them.
+          testTimeout: 30_000,
         },
       },
       {
