@@ -37,5 +37,16 @@ export {
   providersFromEnv,
 } from './providers.js';
 export type { Env, ProviderRegistry, RegistryOptions, ResolvedModel } from './providers.js';
-export { ProvidersConfigError, parseProvidersConfig, readProvidersFile } from './provider-config.js';
-export type { ProviderConfig, ProvidersConfig } from './provider-config.js';
+export {
+  BUILTIN_PROVIDERS,
+  ProvidersConfigError,
+  parseProvidersConfig,
+  readProvidersFile,
+} from './provider-config.js';
+export type {
+  AnthropicProviderConfig,
+  OpenAICompatibleProviderConfig,
+  OpenAIProviderConfig,
+  ProviderConfig,
+  ProvidersConfig,
+} from './provider-config.js';

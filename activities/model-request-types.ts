@@ -37,10 +37,14 @@ export interface ModelSettings {
 
 /** Token usage as the provider reported it; a field the provider did not report is absent, never 0. */
 export interface Usage {
+  /** Every input token the model read, cached ones included (Anthropic: input + cache writes + cache reads). */
   inputTokens?: number;
   outputTokens?: number;
+  /** The provider's total, else input + output when both were reported. */
   totalTokens?: number;
+  /** The part of `inputTokens` read from the provider's prompt cache. */
   cachedInputTokens?: number;
+  /** The part of `outputTokens` spent on reasoning / thinking. */
   reasoningTokens?: number;
 }
 

@@ -6,6 +6,9 @@
  * ```json
  * { "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1", "apiKeyEnv": "LOCAL_KEY" } }
  * ```
+ *
+ * The built-in providers `openai` and `anthropic` need no entry (see {@link BUILTIN_PROVIDERS}); an entry of
+ * the same name replaces them.
  */
 import { readFileSync } from 'node:fs';
 
@@ -20,17 +23,56 @@ export interface OpenAICompatibleProviderConfig {
   headers?: Record<string, string>;
 }
 
-/** One provider's entry in the providers file. More `type`s (built-in `openai`, `anthropic`) come later. */
-export type ProviderConfig = OpenAICompatibleProviderConfig;
+/** OpenAI's own API (`@ai-sdk/openai`, Chat Completions), or a proxy in front of it. */
+export interface OpenAIProviderConfig {
+  type: 'openai';
+  /**
+   * The API's base URL, up to and including `/v1`.
+   * @default `OPENAI_BASE_URL` from the worker's environment when set, else "https://api.openai.com/v1"
+   */
+  baseURL?: string;
+  /** The environment variable holding the API key (always required). @default "OPENAI_API_KEY" */
+  apiKeyEnv?: string;
+  /** Extra headers sent with every request (`OpenAI-Organization`, `OpenAI-Project`, ...). */
+  headers?: Record<string, string>;
+}
+
+/** Anthropic's messages API (`@ai-sdk/anthropic`), or a proxy in front of it. */
+export interface AnthropicProviderConfig {
+  type: 'anthropic';
+  /**
+   * The API's base URL, up to and including `/v1` (`/messages` is appended); a URL with no path at all, as
+   * Anthropic's own SDKs take it (`https://gateway.example`), gets `/v1`.
+   * @default `ANTHROPIC_BASE_URL` from the worker's environment when set, else "https://api.anthropic.com/v1"
+   */
+  baseURL?: string;
+  /** The environment variable holding the API key (always required). @default "ANTHROPIC_API_KEY" */
+  apiKeyEnv?: string;
+  /** Extra headers sent with every request (`anthropic-beta`, ...). */
+  headers?: Record<string, string>;
+}
+
+/** One provider's entry in the providers file. */
+export type ProviderConfig = OpenAICompatibleProviderConfig | OpenAIProviderConfig | AnthropicProviderConfig;
 
 /** The provider types a providers file may name. */
-export const PROVIDER_TYPES = ['openai-compatible'] as const;
+export const PROVIDER_TYPES = ['openai-compatible', 'openai', 'anthropic'] as const;
 
 /** One of {@link PROVIDER_TYPES}. */
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 /** Providers by name (the `provider` of `provider:model`). */
 export type ProvidersConfig = Readonly<Record<string, ProviderConfig>>;
+
+/**
+ * The providers every registry has without a providers file: `openai:<model>` and `anthropic:<model>`, keys
+ * from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`, base URLs from `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` when
+ * set. A providers-file entry of the same name replaces the built-in.
+ */
+export const BUILTIN_PROVIDERS: ProvidersConfig = Object.freeze({
+  openai: Object.freeze({ type: 'openai' }),
+  anthropic: Object.freeze({ type: 'anthropic' }),
+});
 
 /** A providers file (or object) that cannot be used. `problems` lists each problem; the message lists them all. */
 export class ProvidersConfigError extends Error {
@@ -50,14 +92,19 @@ const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://12
 
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
   'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers'],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers'],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers'],
 };
+
+/** Types whose `baseURL` may be left out (the built-in types have a default). */
+const OPTIONAL_BASE_URL: ReadonlySet<ProviderType> = new Set(['openai', 'anthropic']);
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function checkBaseURL(value: unknown, at: string): string[] {
+function checkBaseURL(value: unknown, at: string, optional = false): string[] {
   const fix = `set it to the API's base URL, e.g. "http://127.0.0.1:8080/v1"`;
-  if (value === undefined) return [`\`${at}\` is missing: ${fix}`];
+  if (value === undefined) return optional ? [] : [`\`${at}\` is missing: ${fix}`];
   if (typeof value !== 'string') return [`\`${at}\` must be a string: ${fix}`];
   let url: URL;
   try {
@@ -106,12 +153,27 @@ function checkEntry(name: string, entry: unknown): string[] {
     const got = type === undefined ? 'is missing' : `is ${JSON.stringify(type)}`;
     return [`\`${name}.type\` ${got}: set it to one of ${PROVIDER_TYPES.map((t) => `"${t}"`).join(', ')}`];
   }
+  const known = type as ProviderType;
   return [
-    ...unknownFields(entry, type as ProviderType, name),
-    ...checkBaseURL(entry.baseURL, `${name}.baseURL`),
+    ...unknownFields(entry, known, name),
+    ...checkBaseURL(entry.baseURL, `${name}.baseURL`, OPTIONAL_BASE_URL.has(known)),
     ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
     ...checkHeaders(entry.headers, `${name}.headers`),
   ];
+}
+
+/** Whether `value` is an http(s) URL (what a base URL must be). */
+export function isHttpURL(value: string): boolean {
+  return checkBaseURL(value, 'baseURL').length === 0;
+}
+
+const SECRET_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|.*-key|.*token.*)$/i;
+
+/** The values of a config's headers that are credentials (scrubbed from messages like the key). */
+export function credentialHeaderValues(config: ProviderConfig): string[] {
+  return Object.entries(config.headers ?? {})
+    .filter(([key]) => SECRET_HEADER.test(key))
+    .map(([, value]) => value);
 }
 
 /**

@@ -1,13 +1,20 @@
 /**
  * The provider registry held by the worker: resolves `provider:model` to an AI SDK language model. Keys are
  * read from the worker's environment at request time and never leave the worker (they are not part of any
- * activity input, result or failure).
+ * activity input, result or failure). Every registry has the built-in `openai` and `anthropic` providers
+ * (`BUILTIN_PROVIDERS`) unless its config replaces them.
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { PROVIDER_ADAPTERS } from './provider-adapters.js';
-import type { ResponseReader } from './provider-adapters.js';
-import { PROVIDER_NAME, parseProvidersConfig, readProvidersFile } from './provider-config.js';
-import type { ProvidersConfig } from './provider-config.js';
+import type { ProviderAdapter, ResponseReader } from './provider-adapters.js';
+import {
+  BUILTIN_PROVIDERS,
+  PROVIDER_NAME,
+  isHttpURL,
+  parseProvidersConfig,
+  readProvidersFile,
+} from './provider-config.js';
+import type { ProviderConfig, ProvidersConfig } from './provider-config.js';
 
 /** The environment keys are read from. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -33,7 +40,7 @@ export interface ProviderRegistry {
    * @throws MisconfiguredError for a malformed name, an unknown provider or a missing key variable.
    */
   resolve(model: string): ResolvedModel;
-  /** The configured provider names. */
+  /** The provider names that resolve: the config's and the built-ins it did not replace. */
   names(): string[];
 }
 
@@ -63,8 +70,44 @@ export interface RegistryOptions {
   source?: string;
 }
 
+/** The key of `provider`, read from `env` now: `undefined` when the config names no variable and needs none. */
+function readKey(
+  provider: string,
+  config: ProviderConfig,
+  adapter: ProviderAdapter,
+  env: Env,
+): string | undefined {
+  const apiKeyEnv = config.apiKeyEnv ?? adapter.defaults?.apiKeyEnv;
+  if (apiKeyEnv === undefined) return undefined;
+  const apiKey = env[apiKeyEnv];
+  if (apiKey === undefined || apiKey.trim() === '') {
+    throw new MisconfiguredError(
+      `provider "${provider}" reads its key from ${apiKeyEnv}, which is empty or unset in the worker's environment: set it and restart the worker`,
+    );
+  }
+  return apiKey;
+}
+
+/** The base URL of `provider`: the config's, else the type's variable in `env` when set, else the type's default. */
+function baseURLOf(provider: string, config: ProviderConfig, adapter: ProviderAdapter, env: Env): string {
+  if (config.baseURL !== undefined) return config.baseURL;
+  const defaults = adapter.defaults;
+  if (defaults === undefined) {
+    throw new MisconfiguredError(`provider "${provider}" has no baseURL: set it in the providers file`);
+  }
+  const fromEnv = env[defaults.baseURLEnv]?.trim();
+  if (fromEnv === undefined || fromEnv === '') return defaults.baseURL;
+  if (!isHttpURL(fromEnv)) {
+    throw new MisconfiguredError(
+      `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}, which is not an http(s) URL: set it to the API's base URL (up to and including /v1) or unset it`,
+    );
+  }
+  return fromEnv;
+}
+
 /**
- * A registry over a providers config (checked here too).
+ * A registry over a providers config (checked here too), on top of the built-in `openai` and `anthropic`
+ * providers: an entry of the same name replaces a built-in.
  * @throws ProvidersConfigError when the config has problems.
  */
 export function createProviderRegistry(
@@ -72,35 +115,26 @@ export function createProviderRegistry(
   options: RegistryOptions = {},
 ): ProviderRegistry {
   const checked = parseProvidersConfig(config, options.source);
+  const all: ProvidersConfig = { ...checked, ...withoutKeys(BUILTIN_PROVIDERS, Object.keys(checked)) };
   const env = (): Env => options.env ?? process.env;
   return {
-    names: () => Object.keys(checked),
+    names: () => Object.keys(all),
     resolve(model) {
       const { provider, modelId } = parseModelName(model);
-      const config = Object.hasOwn(checked, provider) ? checked[provider] : undefined;
+      const config = Object.hasOwn(all, provider) ? all[provider] : undefined;
       if (config === undefined) {
-        const known = Object.keys(checked);
-        const fix =
-          known.length === 0
-            ? `no providers are configured: set ${PROVIDERS_FILE_ENV} (or --providers) to a providers JSON file`
-            : `configured: ${known.join(', ')}; add "${provider}" to the providers file`;
-        throw new MisconfiguredError(`unknown provider "${provider}" in model "${model}" (${fix})`);
-      }
-      let apiKey: string | undefined;
-      if (config.apiKeyEnv !== undefined) {
-        apiKey = env()[config.apiKeyEnv];
-        if (apiKey === undefined || apiKey.trim() === '') {
-          throw new MisconfiguredError(
-            `provider "${provider}" reads its key from ${config.apiKeyEnv}, which is empty or unset in the worker's environment: set it and restart the worker`,
-          );
-        }
+        throw new MisconfiguredError(
+          `unknown provider "${provider}" in model "${model}" (known: ${Object.keys(all).join(', ')}; add "${provider}" to the providers file named by ${PROVIDERS_FILE_ENV} or --providers)`,
+        );
       }
       const adapter = PROVIDER_ADAPTERS[config.type];
+      const apiKey = readKey(provider, config, adapter, env());
+      const baseURL = baseURLOf(provider, config, adapter, env());
       const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...(adapter.secretHeaders?.(config) ?? [])];
       return {
         provider,
         modelId,
-        model: adapter.languageModel({ name: provider, config, apiKey, modelId }),
+        model: adapter.languageModel({ name: provider, config, apiKey, baseURL, modelId }),
         secrets,
         ...(adapter.usage === undefined ? {} : { usage: adapter.usage }),
         ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),
@@ -108,6 +142,10 @@ export function createProviderRegistry(
       };
     },
   };
+}
+
+function withoutKeys(config: ProvidersConfig, keys: readonly string[]): ProvidersConfig {
+  return Object.fromEntries(Object.entries(config).filter(([name]) => !keys.includes(name)));
 }
 
 /**
@@ -122,8 +160,8 @@ export function loadProvidersFile(
 }
 
 /**
- * The registry named by `MODEL_RETRY_PROVIDERS` in `env` (an empty registry when it is unset, so a worker
- * without providers still starts; every model is then `Misconfigured`). Keys are read from `env` too.
+ * The registry named by `MODEL_RETRY_PROVIDERS` in `env` (only the built-in `openai` and `anthropic` when it
+ * is unset, so a worker without a providers file still starts). Keys are read from `env` too.
  * @throws ProvidersConfigError when the named file cannot be read or has problems.
  */
 export function providersFromEnv(env: Env = process.env): ProviderRegistry {

@@ -7,7 +7,7 @@ import { FailureClass, classify } from '../policy/index.js';
 import type { ObservedError } from './classify-error.js';
 import type { AttemptTimes } from './attempt-failure.js';
 import type { ModelRequestResult, ToolCall, Usage } from './model-request-types.js';
-import { usageFromSdk } from './provider-adapters.js';
+import { usageFromSdk } from './provider-usage.js';
 import type { ResolvedModel } from './providers.js';
 
 /** The text parts, joined. */

@@ -4,7 +4,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createActivities } from '../../../activities/index.js';
 import type { AttemptFailureDetails, ModelRequestInput } from '../../../activities/index.js';
 import { createProviderRegistry } from '../../../activities/providers.js';
-import type { ProviderRegistry } from '../../../activities/providers.js';
+import type { Env, ProviderRegistry } from '../../../activities/providers.js';
 import type { LoopbackProvider } from '../../../worker/loopback/index.js';
 
 /** The key the `local` test provider sends (and what must never show up in a failure). */
@@ -16,6 +16,29 @@ export function loopbackRegistry(lp: LoopbackProvider, baseURL = lp.openaiBaseUR
     { local: { type: 'openai-compatible', baseURL, apiKeyEnv: 'LOCAL_KEY' } },
     { env: { LOCAL_KEY } },
   );
+}
+
+/** The keys the built-in `openai` and `anthropic` providers send in tests. */
+export const OPENAI_KEY = 'sk-openai-test-key-0123456789';
+export const ANTHROPIC_KEY = 'sk-ant-test-key-0123456789';
+
+/**
+ * The worker environment of the built-in providers pointed at the loopback provider (both protocols):
+ * `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, then `extra`.
+ */
+export function builtinEnv(lp: LoopbackProvider, extra: Env = {}): Env {
+  return {
+    OPENAI_API_KEY: OPENAI_KEY,
+    ANTHROPIC_API_KEY: ANTHROPIC_KEY,
+    OPENAI_BASE_URL: lp.openaiBaseURL,
+    ANTHROPIC_BASE_URL: lp.anthropicBaseURL,
+    ...extra,
+  };
+}
+
+/** A registry with no providers file (the built-ins only), its environment from {@link builtinEnv}. */
+export function builtinRegistry(lp: LoopbackProvider, extra: Env = {}): ProviderRegistry {
+  return createProviderRegistry({}, { env: builtinEnv(lp, extra) });
 }
 
 /** An attempt's input for `model`: one user message, a 5 s timeout, first attempt of call c1. */

@@ -98,18 +98,20 @@ describe('the providers file', () => {
   });
 
   it('loads a file, and names the file in its errors', () => {
-    expect(loadProvidersFile(file('ok.json', { local })).names()).toEqual(['local']);
+    expect(loadProvidersFile(file('ok.json', { local })).names()).toEqual(['local', 'openai', 'anthropic']);
     expect(() => loadProvidersFile(file('bad.json', '{ nope'))).toThrow(/bad\.json: not valid JSON/);
     expect(() => loadProvidersFile(join(dir, 'missing.json'))).toThrow(
       /missing\.json: cannot read the providers file \(ENOENT\)/,
     );
   });
 
-  it('is found through MODEL_RETRY_PROVIDERS; without it the registry is empty', () => {
+  it('is found through MODEL_RETRY_PROVIDERS; without it the registry holds only the built-ins', () => {
     expect(providersFromEnv({ MODEL_RETRY_PROVIDERS: file('env.json', { local }) }).names()).toEqual([
       'local',
+      'openai',
+      'anthropic',
     ]);
-    expect(providersFromEnv({}).names()).toEqual([]);
+    expect(providersFromEnv({}).names()).toEqual(['openai', 'anthropic']);
   });
 });
 
@@ -129,7 +131,7 @@ describe('resolving provider:model', () => {
   it.each([
     ['a malformed name', 'fast', /not `provider:model`/],
     ['an empty model', 'local:', /not `provider:model`/],
-    ['an unknown provider', 'cloud:x', /unknown provider "cloud".*configured: local/],
+    ['an unknown provider', 'cloud:x', /unknown provider "cloud".*known: local, openai, anthropic/],
   ])('refuses %s as Misconfigured', (_name, model, pattern) => {
     expect(() => registry.resolve(model)).toThrow(MisconfiguredError);
     expect(() => registry.resolve(model)).toThrow(pattern);
