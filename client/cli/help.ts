@@ -4,23 +4,33 @@ timer, every failure classified and kept in the workflow's history.
 Usage: model-retry <command> [options]
 
 Commands:
-  demo      Start an embedded Temporal dev server and an in-process worker, run a real workflow, print its
-            history and exit (what \`npm start\` runs). --keep leaves the server and its Web UI up until Ctrl-C.
+  demo      Start an embedded Temporal dev server, an in-process worker and a flaky provider on loopback; run a
+            durable model call that meets a 502 and a 429 and recovers; print its attempt timeline and exit
+            (what \`npm start\` runs). --keep leaves the server and its Web UI up until Ctrl-C.
   worker    Run a worker for an existing Temporal server (TEMPORAL_ADDRESS etc.).
+  call      Run one durable model call and wait for it (needs a worker on the task queue).
+  cancel    Cancel a call by its workflow id and wait until it has closed.
+  history   The attempts of a call rebuilt from its event history alone (by workflow id, or --file EXPORT).
   help      Show this help, or \`model-retry help <command>\`.
 
 Connection settings follow Temporal's conventions: TEMPORAL_ADDRESS (default localhost:7233),
 TEMPORAL_NAMESPACE (default "default"), TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and the
 Temporal config file. Task queue: --task-queue or MODEL_RETRY_TASK_QUEUE (default "model-retry").
 
-Exit codes: 0 done; 1 failed; 2 refused input (nothing was started); 3 outcome unknown.
+Exit codes: 0 done; 1 failed or cancelled; 2 refused input (nothing was started); 3 outcome unknown
+(the CLI lost the call or was detached from it: the call goes on; run \`model-retry call --workflow-id ID\`
+to attach again).
 `;
 
-export const WORKER_HELP = `Usage: model-retry worker [--task-queue Q] [--shutdown-grace-ms MS]
+export const WORKER_HELP = `Usage: model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS]
 
 Runs model-retry's workflows and activities for an existing Temporal server until SIGINT/SIGTERM.
 
 Options:
+  --providers FILE         Providers JSON file (env MODEL_RETRY_PROVIDERS), read and checked at start: a bad
+                           file is refused with exit 2, naming each problem. Keys stay in the environment:
+                           { "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1",
+                                        "apiKeyEnv": "LOCAL_KEY" } }
   --task-queue Q           Task queue to poll (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
   --shutdown-grace-ms MS   On SIGINT/SIGTERM, how long in-flight model requests may finish before they are
                            cancelled (env MODEL_RETRY_SHUTDOWN_GRACE_MS, default 60000). An attempt cut short
@@ -29,13 +39,92 @@ Options:
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE.
 `;
 
+export const HISTORY_HELP = `Usage: model-retry history WORKFLOW_ID [--json]
+       model-retry history --file EXPORT.json [--json]
+
+The attempts of a model call rebuilt from its event history alone: no worker is needed, and it works after the
+workflow has closed and on an exported history (\`temporal workflow show --output json\`, or the demo's export).
+By default a readable timeline, one line per attempt: <callId>.<attempt>, [backend] model, outcome (failure class
+and HTTP status), how long the request took, and the action and wait that followed.
+
+Options:
+  --json        Print { workflowId, status, stopReason, output?, usage?, attempts, billed } instead.
+  --file F      Read an exported history instead of asking the server.
+
+Environment (without --file): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE.
+`;
+
 export const DEMO_HELP = `Usage: model-retry demo [--keep]
 
-Starts an embedded Temporal dev server (SQLite under MODEL_RETRY_DATA_DIR, default ./.data) and an
-in-process worker, runs a workflow, prints its event history and writes the history export next to the
-database. Needs no running server and no API key. The Temporal CLI comes from TEMPORAL_CLI_PATH (set by
+Starts an embedded Temporal dev server (SQLite under MODEL_RETRY_DATA_DIR, default ./.data), an in-process
+worker and a flaky provider on loopback, and runs one durable model call that meets a 502, then a 429 with
+retry-after, and recovers. Prints the call's attempt timeline, writes the history export next to the database
+and prints the \`history --file\` command that reads it again. Needs no running server and no API key. The Temporal CLI comes from TEMPORAL_CLI_PATH (set by
 scripts/toolchain.sh, which \`npm start\` runs first).
 
 Options:
   --keep   Keep the server and its Web UI running after the run, until Ctrl-C.
+`;
+
+export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] --prompt TEXT [--system TEXT]
+                         [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
+                         [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
+                         [--workflow-id ID] [--task-queue Q] [--json]
+       model-retry call --workflow-id ID [--json]      (attach to an existing call)
+
+Runs one durable model call (a modelCallWorkflow) and waits for it. A worker must poll the task queue
+(model-retry worker); with none, the call waits and the CLI says so after a few seconds.
+
+Call:
+  --model P:M          A backend as provider:model; repeat for a fallback chain, tried in order.
+  --prompt TEXT        The user message.
+  --system TEXT        A system message.
+
+Retry plan (checked before anything starts; a refusal names the flag and the fix, exit 2). Without any
+of these flags exactly ONE attempt is made (a hint says so); any of them turns retry on:
+  --waits 10,30        Explicit waits in ms between attempts. With --deadline the last wait repeats.
+  --backoff K=V,...    Exponential backoff; keys initialMs (1000), factor (2), maxMs (30000), jitterMs (500),
+                       e.g. --backoff initialMs=500,factor=3. \`--backoff default\` for all defaults.
+                       Retry flags without --waits or --backoff use the default backoff.
+  --no-retry           Exactly one attempt, said explicitly (silences the hint); not with other plan flags.
+  --max-attempts N     Most attempts across all backends (default 100, at most 1000).
+  --deadline MS        Deadline in ms from the workflow's start (RetryPlan.deadlineInMs).
+  --reserve MS         Time before the deadline the call never spends (default 60000).
+  --attempt-timeout MS Longest single attempt (default 300000).
+  --min-attempt MS     Shortest time worth starting an attempt for (default 1000).
+
+Run:
+  --workflow-id ID     The call's id (default model-call-<uuid>). One id is one call: running the command
+                       again with the same id attaches to that call if it runs, or prints its recorded
+                       outcome if it has ended (nothing new starts, nothing is paid twice). For a new call,
+                       use a new id.
+  --task-queue Q       Task queue (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
+  --json               Print one JSON object on stdout when the call ends:
+                       { workflowId, status: "succeeded"|"failed"|"cancelled", stopReason, output?, model?,
+                         usage?, attempts, billed }. On exit 3: { workflowId, status: "unknown", reason }.
+
+Output without --json: progress on stderr (each attempt as it starts and ends, each wait with its cause;
+a live countdown on a terminal, one line per event when piped), the answer on stdout, a summary line
+on stderr. With --json, stderr carries only hints and warnings.
+
+Ctrl-C detaches: the call goes on (exit 3); attach again with --workflow-id, stop it with model-retry cancel.
+
+Exit codes: 0 succeeded; 1 failed or cancelled (or Temporal unreachable: nothing started); 2 refused input,
+nothing started; 3 outcome unknown (detached, or the connection was lost): the workflow id is printed and
+the call goes on.
+`;
+
+export const CANCEL_HELP = `Usage: model-retry cancel WORKFLOW_ID [--timeout MS] [--json]
+
+Asks Temporal to cancel the call: a wait ends at once, a request in flight is aborted, and the workflow
+closes as cancelled. Waits until it has closed, then prints its outcome (--json: the same object as
+\`call --json\`).
+
+Options:
+  --timeout MS   How long to wait for the workflow to close (default 30000).
+  --json         Print the outcome as JSON on stdout.
+
+Exit codes: 0 cancelled, or had already closed (said so); 1 it ended otherwise before the cancellation
+took effect; 2 no workflow with that id; 3 not closed within the timeout (the cancellation stays requested
+and takes effect when a worker picks it up).
 `;

@@ -1,8 +1,14 @@
 import { UsageError, parseCommandArgs } from './args.js';
-import { DEMO_HELP, MAIN_HELP, WORKER_HELP } from './help.js';
-import { ConfigError, resolveShutdownGraceMs, resolveTaskQueue } from '../../worker/config.js';
+import { CALL_HELP, CANCEL_HELP, DEMO_HELP, HISTORY_HELP, MAIN_HELP, WORKER_HELP } from './help.js';
+import { ConfigError } from '../../worker/config.js';
 
-const HELP: Record<string, string> = { worker: WORKER_HELP, demo: DEMO_HELP };
+const HELP: Record<string, string> = {
+  worker: WORKER_HELP,
+  demo: DEMO_HELP,
+  call: CALL_HELP,
+  cancel: CANCEL_HELP,
+  history: HISTORY_HELP,
+};
 
 /** Runs the command line; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -18,17 +24,30 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'worker': {
-        const { values } = parseCommandArgs('worker', rest, {
-          'task-queue': { type: 'string' },
-          'shutdown-grace-ms': { type: 'string' },
+        const { runWorkerCommand } = await import('./worker-command.js');
+        return await runWorkerCommand(rest);
+      }
+      case 'call': {
+        const { runCallCommand } = await import('./call.js');
+        return await runCallCommand(rest);
+      }
+      case 'cancel': {
+        const { runCancelCommand } = await import('./cancel.js');
+        return await runCancelCommand(rest);
+      }
+      case 'history': {
+        const { values, positionals } = parseCommandArgs('history', rest, {
+          json: { type: 'boolean' },
+          file: { type: 'string' },
         });
-        if (values.help) return printHelp(WORKER_HELP);
-        const { runWorkerProcess } = await import('../../worker/run.js');
-        await runWorkerProcess({
-          taskQueue: resolveTaskQueue(values['task-queue']),
-          shutdownGraceMs: resolveShutdownGraceMs(values['shutdown-grace-ms']),
+        if (values.help) return printHelp(HISTORY_HELP);
+        if (positionals.length > 1) throw new UsageError('`history` takes one workflow id');
+        const { runHistory } = await import('./history.js');
+        return await runHistory({
+          json: values.json === true,
+          ...(positionals[0] ? { workflowId: positionals[0] } : {}),
+          ...(values.file ? { file: values.file } : {}),
         });
-        return 0;
       }
       case 'demo': {
         const { values } = parseCommandArgs('demo', rest, { keep: { type: 'boolean' } });
@@ -43,6 +62,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError || error instanceof ConfigError) {
       process.stderr.write(`model-retry: ${error.message}\n`);
       return 2;
+    }
+    // Temporal could not be reached before anything was asked of it (session.ts): say so without a stack.
+    if (error instanceof Error && error.name === 'UnreachableError') {
+      process.stderr.write(`model-retry: ${error.message} Nothing was done.\n`);
+      return 1;
     }
     process.stderr.write(
       `model-retry: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

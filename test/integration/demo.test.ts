@@ -3,26 +3,32 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
-import { readFileSync } from 'node:fs';
 import { runCli } from '../harness/cli.js';
 
 describe('model-retry demo (what npm start runs)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'model-retry-demo-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('runs a real workflow on its own server, prints the history, exports it and leaves nothing running', async () => {
+  it('runs a durable call that meets a 502 and a 429, recovers, prints its timeline and leaves nothing running', async () => {
     const { code, stdout, stderr } = await runCli(['demo'], { MODEL_RETRY_DATA_DIR: dataDir }, 90_000);
     expect(stderr).not.toMatch(/error/i);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/TimerStarted/);
-    expect(stdout).toMatch(/ActivityTaskCompleted/);
-    expect(stdout).toMatch(/WorkflowExecutionCompleted/);
+    const timeline = stdout.split('\n').filter((line) => /^ {2}c1\.\d/.test(line));
+    expect(timeline).toHaveLength(3);
+    expect(timeline[0]).toMatch(
+      /c1\.1 +\[0\] loopback:flaky +ServerError 502 .* -> retry-same, next in 250 ms$/,
+    );
+    expect(timeline[1]).toMatch(
+      /c1\.2 +\[0\] loopback:flaky +RateLimited 429 \(retry-after 1000 ms\) .* next in 1\.00 s$/,
+    );
+    expect(timeline[2]).toMatch(/c1\.3 +\[0\] loopback:flaky +succeeded/);
+    expect(stdout).toContain('The provider saw 3 requests');
 
     const exportPath = /History exported to (\S+)/.exec(stdout)?.[1];
     expect(exportPath && existsSync(exportPath)).toBe(true);
-    const history = historyFromJSON(JSON.parse(readFileSync(exportPath!, 'utf8')));
-    expect(history.events?.length).toBeGreaterThan(10);
+    const again = await runCli(['history', '--file', exportPath!]);
+    expect(again.code).toBe(0);
+    expect(again.stdout.split('\n').filter((line) => /^ {2}c1\.\d/.test(line))).toEqual(timeline);
 
     const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(processes).not.toContain(dataDir);

@@ -1,0 +1,30 @@
+import type { Usage } from '../activities/model-request-types.js';
+import type { StopReason } from '../policy/index.js';
+import type { AttemptRecord, BilledTotals, ModelCallResult } from '../workflows/call-types.js';
+import { billedTotals } from '../workflows/call-summary.js';
+import type { CallHistory } from './history-reader.js';
+
+/** The JSON a host reads for one call (`call --json`, `history --json`). */
+export interface CallReport {
+  workflowId: string;
+  status: 'succeeded' | 'failed' | 'cancelled' | 'running' | 'terminated' | 'timed-out' | 'continued-as-new';
+  stopReason?: StopReason;
+  output?: ModelCallResult['output'];
+  usage?: Usage;
+  attempts: AttemptRecord[];
+  billed: BilledTotals;
+}
+
+/** The report of a `modelCallWorkflow` run, from its history alone. */
+export function callReport(workflowId: string, history: CallHistory): CallReport {
+  const result = history.status === 'succeeded' ? (history.result as ModelCallResult | undefined) : undefined;
+  return {
+    workflowId,
+    status: history.status,
+    ...(history.stopReason ? { stopReason: history.stopReason } : {}),
+    ...(result?.output ? { output: result.output } : {}),
+    ...(result?.usage ? { usage: result.usage } : {}),
+    attempts: history.attempts,
+    billed: billedTotals(history.attempts),
+  };
+}

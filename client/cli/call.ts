@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { InvalidRetryPlanError } from '../../policy/index.js';
+import { resolveTaskQueue } from '../../worker/config.js';
+import { InvalidModelCallInputError } from '../../workflows/call-input.js';
+import type { ModelCallInput } from '../../workflows/call-types.js';
+import { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
+import { checkModelCall } from '../model-call-client.js';
+import { UsageError, parseCommandArgs } from './args.js';
+import { attachToCall } from './call-attach.js';
+import type { Started } from './call-attach.js';
+import { followCall } from './call-follow.js';
+import type { Followed } from './call-follow.js';
+import { exitCodeOf, summaryLine } from './call-outcome.js';
+import type { CallOutcome } from './call-outcome.js';
+import { CALL_HELP } from './help.js';
+import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
+import { ProgressPrinter } from './progress.js';
+import { isRefusal, messageOf, openSession } from './session.js';
+import type { Session } from './session.js';
+
+const CALL_OPTIONS = {
+  model: { type: 'string', multiple: true },
+  prompt: { type: 'string' },
+  system: { type: 'string' },
+  ...PLAN_FLAG_OPTIONS,
+  'workflow-id': { type: 'string' },
+  'task-queue': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+const say = (line: string) => process.stderr.write(`model-retry: ${line}\n`);
+
+/**
+ * `model-retry call`: checks the input before anything starts (exit 2), starts `modelCallWorkflow` or attaches
+ * to the call with the same `--workflow-id`, follows it and prints its outcome. Exit 0 succeeded, 1 failed or
+ * cancelled, 3 outcome unknown (Ctrl-C detached, or the CLI lost Temporal): the call goes on.
+ */
+export async function runCallCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('call', args, CALL_OPTIONS);
+  if (values.help) {
+    process.stdout.write(CALL_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) {
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(positionals[0])}: quote the prompt, as in --prompt "..."`,
+    );
+  }
+  const json = values.json === true;
+  const taskQueue = resolveTaskQueue(values['task-queue']);
+  const givenId = values['workflow-id'];
+  if (givenId !== undefined && givenId.trim() === '') {
+    throw new UsageError('`--workflow-id` is empty: give an id, or leave the flag out for a new one.');
+  }
+  const attachOnly = values.model === undefined && values.prompt === undefined && givenId !== undefined;
+  const retry = planFromFlags(values);
+  let input: ModelCallInput | undefined;
+  if (attachOnly) {
+    if (retry !== undefined || values.system !== undefined) {
+      throw new UsageError('to start a call, give `--model` and `--prompt` with the other flags.');
+    }
+  } else {
+    input = inputFromFlags(values.model, values.prompt, values.system, retry);
+    if (retry === undefined) {
+      say(
+        'no retry plan given: exactly one attempt will be made. To retry, add `--waits 1000,5000` or ' +
+          '`--backoff default`, best with `--deadline MS`; `--no-retry` says one attempt explicitly.',
+      );
+    }
+  }
+  const workflowId = givenId ?? `model-call-${randomUUID()}`;
+  const session = await openSession();
+  try {
+    const started = input
+      ? await startOrAttach(session, input, workflowId, taskQueue)
+      : await attachToCall(session, workflowId);
+    if (typeof started === 'number') return started;
+    if ('outcome' in started) return finish(started.outcome, json, undefined, true);
+    const progress = json ? undefined : new ProgressPrinter(process.stderr);
+    const warn = (line: string) => (progress ? progress.note(`model-retry: ${line}`) : say(line));
+    if (!json) say(`following call ${workflowId} (task queue ${started.taskQueue}); Ctrl-C detaches`);
+    const followed = await followCall({
+      session,
+      handle: started.handle,
+      taskQueue: started.taskQueue,
+      progress,
+      warn,
+    });
+    progress?.finish();
+    if (followed.kind === 'closed') return finish(followed.outcome, json, progress, false);
+    return unknownOutcome(workflowId, followed, json);
+  } finally {
+    await session.close();
+  }
+}
+
+function inputFromFlags(
+  models: string[] | undefined,
+  prompt: string | undefined,
+  system: string | undefined,
+  retry: ModelCallInput['retry'],
+): ModelCallInput {
+  if (models === undefined || models.length === 0) {
+    throw new UsageError(
+      '`--model` is missing: name a backend as provider:model (e.g. `--model local:fast`); repeat it for a fallback chain.',
+    );
+  }
+  if (prompt === undefined)
+    throw new UsageError('`--prompt` is missing: give the prompt, e.g. `--prompt "Hello"`.');
+  const input: ModelCallInput = {
+    model: models.length === 1 ? (models[0] as string) : models,
+    prompt,
+    ...(system !== undefined ? { system } : {}),
+    ...(retry !== undefined ? { retry } : {}),
+  };
+  try {
+    checkModelCall(input);
+  } catch (error) {
+    if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
+    if (error instanceof InvalidModelCallInputError) {
+      const flag = `--${error.field.replace(/\[\d+\]$/, '')}`;
+      throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
+    }
+    throw error;
+  }
+  return input;
+}
+
+/** Starts the call; with an id already in use, attaches to that call or returns its outcome, never a new one. */
+async function startOrAttach(
+  session: Session,
+  input: ModelCallInput,
+  workflowId: string,
+  taskQueue: string,
+): Promise<Started> {
+  try {
+    const handle = await session.client.workflow.start(modelCallWorkflow, {
+      taskQueue,
+      workflowId,
+      args: [input],
+      // One workflow id is one call, ever: a re-run attaches or reports, so a retrying host never pays twice.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    return { handle, taskQueue };
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError)
+      return attachToCall(session, workflowId, input);
+    if (isRefusal(error)) {
+      say(`Temporal refused to start the call (${messageOf(error)}); nothing was started.`);
+      return 1;
+    }
+    say(
+      `cannot tell whether call ${workflowId} started (${messageOf(error)}). Run the same command with ` +
+        `\`--workflow-id ${workflowId}\`: it attaches to the call if it exists and starts it only if not.`,
+    );
+    return 3;
+  }
+}
+
+function finish(
+  outcome: CallOutcome,
+  json: boolean,
+  progress: ProgressPrinter | undefined,
+  recorded: boolean,
+): number {
+  if (recorded) {
+    say(
+      `call ${outcome.workflowId} has already ended; its recorded outcome follows (no new request was made)`,
+    );
+  }
+  if (json) {
+    process.stdout.write(`${JSON.stringify(outcome)}\n`);
+    return exitCodeOf(outcome);
+  }
+  const printer = progress ?? new ProgressPrinter(process.stderr);
+  printer.update(outcome.attempts);
+  printer.finish();
+  const text = outcome.output?.text;
+  if (text !== undefined) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  say(summaryLine(outcome));
+  return exitCodeOf(outcome);
+}
+
+function unknownOutcome(
+  workflowId: string,
+  followed: Exclude<Followed, { kind: 'closed' }>,
+  json: boolean,
+): number {
+  const why =
+    followed.kind === 'detached'
+      ? 'detached (Ctrl-C does not cancel the call)'
+      : `lost touch with the call (${messageOf(followed.error)})`;
+  say(
+    `${why}; call ${workflowId} goes on.\n` +
+      `  attach again:  model-retry call --workflow-id ${workflowId}\n` +
+      `  cancel it:     model-retry cancel ${workflowId}`,
+  );
+  if (json) {
+    const reason = followed.kind === 'detached' ? 'detached' : 'connection-lost';
+    process.stdout.write(`${JSON.stringify({ workflowId, status: 'unknown', reason })}\n`);
+  }
+  return 3;
+}
