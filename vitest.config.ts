@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `unit` (pure code, no server) and `integration` (one real Temporal dev server per run,
- * started by the global setup). `npm test` runs both; `vitest run --project unit` runs only the fast ones.
+ * Projects: `unit` (pure code and history replay, no server), `integration` (one real Temporal dev server per
+ * run, started by the global setup), `chaos` (killed processes, servers of their own, after the others) and
+ * `browser` (headless Chromium on the Temporal Web UI and our HTML timeline, last).
+ * `npm test` runs them all; `vitest run --project unit` runs only the fast ones.
  */
 export default defineConfig({
   test: {
@@ -10,7 +12,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
+          // test/replay replays recorded histories against the workflow bundle: no server needed.
+          include: ['test/unit/**/*.test.ts', 'test/replay/**/*.test.ts'],
           // Some unit tests spawn the CLI or a loopback server: a busy machine must slow them, not fail them.
           testTimeout: 30_000,
         },
@@ -23,6 +26,32 @@ export default defineConfig({
           setupFiles: ['test/harness/setup-runtime.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          // Real processes killed -9: each file starts its own dev server (on a SQLite file of its own) and its
+          // own `model-retry worker` processes. One file at a time, after the other projects, so that no other
+          // test's load runs beside a kill.
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          setupFiles: ['test/harness/setup-runtime.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+          testTimeout: 240_000,
+          hookTimeout: 240_000,
+        },
+      },
+      {
+        test: {
+          // A real browser (Debian's chromium through playwright-core) on a dev server of its own with the Web UI;
+          // after the chaos files, so that its load never runs beside theirs.
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          setupFiles: ['test/harness/setup-runtime.ts'],
+          sequence: { groupOrder: 2 },
+          testTimeout: 180_000,
+          hookTimeout: 240_000,
         },
       },
     ],

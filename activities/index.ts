@@ -3,8 +3,12 @@
  */
 import { createHarnessActivities } from './harness.js';
 import { createModelRequest } from './model-request.js';
+import { withAttemptMetrics } from './attempt-metrics.js';
+import { createSearchAttributeActivities } from './search-attributes.js';
 import { providersFromEnv } from './providers.js';
 import type { Env, ProviderRegistry } from './providers.js';
+import { ToolRegistry, createToolActivities } from './tools/index.js';
+import type { ToolSpec } from './tools/index.js';
 
 export interface ActivityDeps {
   /**
@@ -15,20 +19,35 @@ export interface ActivityDeps {
   providers?: ProviderRegistry;
   /** The environment provider keys (and `MODEL_RETRY_PROVIDERS`) are read from. @default process.env */
   env?: Env;
+  /**
+   * The tools agent turns may call, by name, each with its description, input schema, `run`, retry policy and
+   * timeout (see `ToolSpec`); or a ready `ToolRegistry`. The built-in tools (`get_time`, `calculator`,
+   * `sleep_ms`, `fail_tool`) are there too unless `builtinTools: false`; a tool of yours with the same name wins.
+   */
+  tools?: Record<string, ToolSpec> | ToolRegistry;
+  /** Whether the built-in tools are offered. @default true */
+  builtinTools?: boolean;
 }
 
 export function createActivities(deps: ActivityDeps = {}) {
   let registry = deps.providers;
   const providers = (): ProviderRegistry => (registry ??= providersFromEnv(deps.env ?? process.env));
+  const tools =
+    deps.tools instanceof ToolRegistry
+      ? deps.tools
+      : new ToolRegistry(deps.tools ?? {}, { builtins: deps.builtinTools !== false });
   return {
     ...createHarnessActivities(),
-    modelRequest: createModelRequest({ providers }),
+    modelRequest: withAttemptMetrics(createModelRequest({ providers })),
+    ...createSearchAttributeActivities(),
+    ...createToolActivities({ registry: () => tools }),
   };
 }
 
 export type Activities = ReturnType<typeof createActivities>;
 
 export type * from './model-request-types.js';
+export * from './tools/index.js';
 export {
   MisconfiguredError,
   createProviderRegistry,

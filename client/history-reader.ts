@@ -207,11 +207,17 @@ function withLastDecision(attempts: AttemptRecord[], index: HistoryIndex): Attem
   return attempts;
 }
 
+/**
+ * The decision that ended the run's last call: from `ModelCallFailed` details, or from a completed result that
+ * carries one (an agent turn that stopped on its deadline during a model call).
+ */
 function lastDecision(index: HistoryIndex): LastDecision | undefined {
   for (const event of index.events) {
     const info = event.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo;
     if (info?.type === MODEL_CALL_FAILED)
       return firstPayload<ModelCallFailedDetails>(info.details)?.lastDecision;
+    const done = event.workflowExecutionCompletedEventAttributes;
+    if (done) return firstPayload<{ lastDecision?: LastDecision }>(done.result)?.lastDecision;
   }
   return undefined;
 }

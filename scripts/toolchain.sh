@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes sure of the project's toolchain: Node.js >= 22 and a Temporal CLI binary (for the dev server).
+# Makes sure of the project's toolchain: Node.js >= 22, a Temporal CLI binary (for the dev server) and, where it
+# can (root with apt), Debian's chromium for the browser tests.
 #
 #   bash scripts/toolchain.sh          install what is missing and say what was done
 #   source scripts/toolchain.sh        the same, and put Node 24 / TEMPORAL_CLI_PATH into this shell
@@ -73,9 +74,25 @@ _mr_ensure_temporal() {
   _mr_say "no Temporal CLI found and no Go to build one: @temporalio/testing will download the dev server (needs internet)"
 }
 
+# Headless Chromium for the browser tests: Debian's package (playwright-core drives it; nothing is downloaded).
+_mr_ensure_chromium() {
+  if command -v chromium >/dev/null 2>&1; then
+    _mr_info "chromium at $(command -v chromium): ok"
+    return 0
+  fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    _mr_say "installing Debian's chromium for the browser tests"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >&2 ||
+      _mr_say "could not install chromium; the browser tests will fail until it is installed"
+  else
+    _mr_say "no chromium: install Debian's chromium package (the browser tests need /usr/bin/chromium)"
+  fi
+}
+
 _mr_main() {
   _mr_ensure_node || return 1
   _mr_ensure_temporal || return 1
+  _mr_ensure_chromium
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -14,6 +14,11 @@ export interface DevServerOptions {
   /** gRPC port. @default a free port */
   port?: number;
   namespace?: string;
+  /**
+   * More arguments for `temporal server start-dev`, e.g. dynamic config for a test:
+   * `['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=40']`.
+   */
+  extraArgs?: string[];
 }
 
 export interface DevServer {
@@ -49,7 +54,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       ip: '127.0.0.1',
       port,
       namespace,
-      ...(dbFilename ? { dbFilename, extraArgs: ['--sqlite-pragma', 'journal_mode=WAL'] } : {}),
+      ...(dbFilename ? { dbFilename } : {}),
+      extraArgs: [
+        ...(dbFilename ? ['--sqlite-pragma', 'journal_mode=WAL'] : []),
+        ...(options.extraArgs ?? []),
+      ],
       ...(uiPort ? { ui: true, uiPort } : { ui: false }),
       searchAttributes: [...SEARCH_ATTRIBUTES],
     },

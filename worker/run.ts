@@ -1,5 +1,6 @@
 import { NativeConnection } from '@temporalio/worker';
 import { loadTemporalTarget } from './connection.js';
+import { installMetricsRuntime } from './metrics.js';
 import { createModelRetryWorker } from './worker.js';
 import type { ActivityDeps } from '../activities/index.js';
 
@@ -8,6 +9,8 @@ export interface RunWorkerOptions {
   shutdownGraceMs: number;
   deps?: ActivityDeps;
   log?: (line: string) => void;
+  /** HOST:PORT to serve Prometheus metrics on (`/metrics`); none when absent. */
+  metricsAddress?: string;
 }
 
 /**
@@ -18,6 +21,10 @@ export interface RunWorkerOptions {
 export async function runWorkerProcess(options: RunWorkerOptions): Promise<void> {
   const log = options.log ?? ((line: string) => console.error(line));
   const target = loadTemporalTarget();
+  if (options.metricsAddress) {
+    installMetricsRuntime(options.metricsAddress);
+    log(`model-retry worker: Prometheus metrics on http://${options.metricsAddress}/metrics`);
+  }
   const connection = await NativeConnection.connect(target.connectionOptions);
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -39,6 +46,7 @@ export async function runWorkerProcess(options: RunWorkerOptions): Promise<void>
       namespace: target.namespace,
       taskQueue: options.taskQueue,
       shutdownGraceMs: options.shutdownGraceMs,
+      warn: log,
       ...(options.deps ? { deps: options.deps } : {}),
     });
     log(

@@ -1,9 +1,14 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from '@temporalio/worker';
+import { Runtime, Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import type { ActivityDeps } from '../activities/index.js';
+import {
+  checkSearchAttributes,
+  rememberSearchAttributeCheck,
+  searchAttributeWarning,
+} from '../activities/search-attributes.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './config.js';
 
 /** Path of the workflows entry, as TypeScript source (tsx, tests) or compiled JavaScript (dist). */
@@ -26,10 +31,16 @@ export interface ModelRetryWorkerOptions {
   /** @default 60000 */
   shutdownGraceMs?: number;
   identity?: string;
+  /**
+   * Where the start-up warning goes when model-retry's search attributes are not registered on the namespace
+   * (the worker starts anyway; see `checkWorkerSearchAttributes`). @default the Temporal runtime's logger
+   */
+  warn?: (message: string) => void;
 }
 
 /** A Temporal worker that runs model-retry's workflows and activities on one task queue. */
 export async function createModelRetryWorker(options: ModelRetryWorkerOptions): Promise<Worker> {
+  await checkWorkerSearchAttributes(options);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -44,4 +55,21 @@ export async function createModelRetryWorker(options: ModelRetryWorkerOptions): 
     maxHeartbeatThrottleInterval: '1 second',
     ...(options.identity ? { identity: options.identity } : {}),
   });
+}
+
+/**
+ * At start, asks the namespace whether model-retry's search attributes are registered. If not (or if the
+ * worker may not ask), it warns with the command that registers them and starts anyway: calls work without
+ * them (our workflows then skip setting them, see `workflows/call-stop.ts`), and a user's namespace may be one
+ * the worker has no operator rights on. The answer also primes the `searchAttributesReady` activity.
+ */
+export async function checkWorkerSearchAttributes(
+  options: Pick<ModelRetryWorkerOptions, 'connection' | 'namespace' | 'warn'>,
+): Promise<boolean> {
+  const check = await checkSearchAttributes(options.connection.operatorService, options.namespace);
+  if (!check.error) rememberSearchAttributeCheck(options.namespace, check.ready);
+  const warning = searchAttributeWarning(check, options.namespace);
+  if (warning)
+    (options.warn ?? ((m: string) => Runtime.instance().logger.warn(m)))(`model-retry worker: ${warning}`);
+  return check.ready;
 }

@@ -36,6 +36,11 @@ export function openCallEntry(status: CallStatus): CallEntry {
   return entry;
 }
 
+/** Copies of every attempt record of every call of this run so far, in order. */
+export function runAttempts(): AttemptRecord[] {
+  return calls.flatMap((c) => c.records.map((r) => ({ ...r })));
+}
+
 /** Every attempt of every call of this run, in order. */
 export const attemptsQuery = defineQuery<AttemptRecord[]>('attempts');
 /** The latest call's status (undefined before the first call). */

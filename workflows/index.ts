@@ -15,3 +15,20 @@ export {
 export { backendsOf, messagesOf, validateCallInput, InvalidModelCallInputError } from './call-input.js';
 export * from './call-types.js';
 export * from './search-attributes.js';
+export { agentTurnWorkflow } from './agent-turn.js';
+export { turnStatusQuery, extendDeadlineUpdate } from './turn-state.js';
+export type { ExtendDeadlineRequest } from './turn-state.js';
+export {
+  validateTurnInput,
+  turnPlan,
+  turnMessages,
+  jsonBytes,
+  InvalidAgentTurnInputError,
+  MAX_TURN_PAYLOAD_BYTES,
+  DEFAULT_MAX_STEPS,
+  MAX_STEPS_LIMIT,
+} from './turn-input.js';
+export { toolActivityId } from './turn-tools.js';
+export * from './turn-types.js';
+export type { CallModelOptions } from './model-call.js';
+export type { SharedNotBefore } from './turn-not-before.js';

@@ -1,9 +1,22 @@
-import { registerModelCallQueries } from './call-log.js';
+import { registerModelCallQueries, runAttempts } from './call-log.js';
+import { recordStop, stopReasonOf } from './call-stop.js';
 import type { ModelCallInput, ModelCallResult } from './call-types.js';
 import { callModel } from './model-call.js';
 
-/** A workflow that is one durable model call, answering the `attempts` and `status` queries. */
+/**
+ * A workflow that is one durable model call, answering the `attempts` and `status` queries. When the call stops
+ * (answered, failed or cancelled) it sets the run's search attributes once (see `recordStop`).
+ */
 export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCallResult> {
   registerModelCallQueries();
-  return callModel(input);
+  let result: ModelCallResult;
+  try {
+    result = await callModel(input);
+  } catch (error) {
+    const reason = stopReasonOf(error);
+    if (reason) await recordStop(reason, runAttempts());
+    throw error;
+  }
+  await recordStop('succeeded', result.attempts);
+  return result;
 }

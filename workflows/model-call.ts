@@ -21,6 +21,8 @@ import type { ModelRequestActivities } from '../activities/model-request-activit
 import { outcomeOf } from './attempt-outcome.js';
 import { nextCallId, openCallEntry } from './call-log.js';
 import { attemptLine, billedTotals, iso, waitSummary } from './call-summary.js';
+import { seededState, shareNotBefore, startWithNotBefore } from './turn-not-before.js';
+import type { SharedNotBefore } from './turn-not-before.js';
 import { backendsOf, InvalidModelCallInputError, messagesOf, validateCallInput } from './call-input.js';
 import { INVALID_MODEL_CALL_INPUT, INVALID_RETRY_PLAN, MODEL_CALL_FAILED } from './call-types.js';
 import type {
@@ -36,14 +38,39 @@ import type {
 export const HEARTBEAT_TIMEOUT_MS = 10_000;
 
 /**
+ * What a caller that runs several calls under one budget (an agent turn) shares with each call. Without
+ * options, `callModel` behaves exactly as before.
+ */
+export interface CallModelOptions {
+  /**
+   * The resolved plan to use instead of `input.retry` (which is then ignored), e.g. an agent turn's, whose
+   * absolute deadline and reserve all its calls share. It is read at every decision, so a later deadline set on
+   * the same object (the turn's `extendDeadline`) counts from the call's next decision; an attempt already in
+   * flight keeps the timeouts it was scheduled with.
+   */
+  plan?: ResolvedPlan;
+  /**
+   * Retry-after not-before times by model name, shared by every call given the same object: read when the call
+   * starts (a backend still inside a retry-after is skipped, or waited for) and updated after every decision.
+   */
+  notBefore?: SharedNotBefore;
+  /** Called once the call has its id, with its status and records, which the call keeps updating in place. */
+  onStart?: (call: { callId: string; status: CallStatus; records: AttemptRecord[] }) => void;
+}
+
+/**
  * One durable model call, usable from any workflow: each attempt is an activity (`modelRequest`, activity id
  * `<callId>.<attempt>`, no Temporal retry), each wait a durable timer, and the retry plan decides what follows
  * a failure. Resolves with the answer and every attempt's record; a call that stops without an answer throws a
  * non-retryable `ApplicationFailure` of type `ModelCallFailed`. Cancelling the calling scope cancels the call:
  * the wait ends or the request is aborted, and the cancellation is rethrown unchanged.
  */
-export async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
-  const { plan, backends, messages } = prepare(input);
+export async function callModel(
+  input: ModelCallInput,
+  options: CallModelOptions = {},
+): Promise<ModelCallResult> {
+  const { plan, backends, messages } = prepare(input, options.plan);
+  const shared = options.notBefore;
   const callId = nextCallId();
   const status: CallStatus = {
     callId,
@@ -54,7 +81,11 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
     ...(plan.deadlineMs !== undefined ? { deadline: iso(plan.deadlineMs) } : {}),
   };
   const { records } = openCallEntry(status);
-  let decision: Decision = startDecision(plan, initialState(backends.length), Date.now());
+  options.onStart?.({ callId, status, records });
+  let decision: Decision = shared
+    ? startWithNotBefore(plan, seededState(backends, shared), Date.now())
+    : startDecision(plan, initialState(backends.length), Date.now());
+  if (shared) shareNotBefore(backends, decision.state, shared);
   let after: AttemptCause | undefined;
   for (;;) {
     if (decision.kind === 'stop') {
@@ -70,7 +101,11 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
       status.state = 'waiting';
       status.waitingUntil = iso(Date.now() + decision.waitMs);
       try {
-        await sleep(decision.waitMs, { summary: waitSummary(decision.waitMs, records.at(-1)) });
+        const summary =
+          records.length > 0
+            ? waitSummary(decision.waitMs, records.at(-1))
+            : `wait ${decision.waitMs} ms: every backend is inside a retry-after`;
+        await sleep(decision.waitMs, { summary });
       } catch (error) {
         status.state = 'stopped';
         status.stopReason = 'cancelled';
@@ -144,6 +179,7 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
       decision = outcome.deadlineReached
         ? deadlineStop(plan, outcome.failure, state)
         : decide(plan, state, outcome.failure, Date.now(), Math.random);
+      if (shared) shareNotBefore(backends, decision.state, shared);
       if (decision.action !== undefined) record.failure.action = decision.action;
       if (decision.kind === 'attempt') {
         record.retryInMs = decision.waitMs;
@@ -153,18 +189,23 @@ export async function callModel(input: ModelCallInput): Promise<ModelCallResult>
   }
 }
 
-function prepare(input: ModelCallInput): {
+function prepare(
+  input: ModelCallInput,
+  given: ResolvedPlan | undefined,
+): {
   plan: ResolvedPlan;
   backends: string[];
   messages: ModelRequestInput['messages'];
 } {
   try {
     validateCallInput(input);
-    const plan = validatePlan(input.retry, {
-      nowMs: Date.now(),
-      chainStartMs: workflowInfo().startTime.getTime(),
-      atSubmission: false,
-    });
+    const plan =
+      given ??
+      validatePlan(input.retry, {
+        nowMs: Date.now(),
+        chainStartMs: workflowInfo().startTime.getTime(),
+        atSubmission: false,
+      });
     return { plan, backends: backendsOf(input), messages: messagesOf(input) };
   } catch (error) {
     if (error instanceof InvalidRetryPlanError) {

@@ -6,13 +6,13 @@ import { createProviderRegistry } from '../../activities/providers.js';
 import { resolveDataDir } from '../../worker/config.js';
 import { startDevServer } from '../../worker/dev-server.js';
 import type { DevServer } from '../../worker/dev-server.js';
-import { fail, ok, rateLimited, startLoopbackProvider } from '../../worker/loopback/index.js';
+import { fail, ok, rateLimited, startLoopbackProvider, toolCall } from '../../worker/loopback/index.js';
 import type { LoopbackProvider } from '../../worker/loopback/index.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
-import type { ModelCallInput } from '../../workflows/call-types.js';
+import type { AgentTurnInput } from '../../workflows/turn-types.js';
+import { startAgentTurn } from '../agent-turn-client.js';
 import { callReport } from '../call-report.js';
 import { readCallHistory } from '../history-reader.js';
-import { startModelCall } from '../model-call-client.js';
 import { describeReport } from './history.js';
 
 export interface DemoOptions {
@@ -22,18 +22,25 @@ export interface DemoOptions {
 
 const DEMO_MODEL = 'flaky';
 
-/** The demo call: one backend on the loopback provider, a plan of two waits, a deadline of two minutes. */
-export const DEMO_CALL: ModelCallInput = {
+/**
+ * The demo turn: one backend on the loopback provider, the built-in calculator tool, a plan of two waits for
+ * each model call, and a deadline of two minutes for the whole turn.
+ */
+export const DEMO_TURN: AgentTurnInput = {
   model: `loopback:${DEMO_MODEL}`,
-  system: 'You are a concise assistant.',
-  prompt: 'In one sentence: why should a model call survive a worker crash?',
-  retry: { waits: [250, 500], deadlineInMs: 120_000, reserveMs: 10_000 },
+  system: 'You are a concise assistant. Use the calculator for arithmetic.',
+  prompt: 'What is 17 × 23, and why should an agent turn survive a provider outage?',
+  tools: ['calculator'],
+  retry: { waits: [250, 500] },
+  deadlineInMs: 120_000,
+  reserveMs: 10_000,
 };
 
 /**
  * `model-retry demo`: an embedded Temporal dev server, an in-process worker and a flaky provider on loopback.
- * One durable model call meets a 502, then a 429 with `retry-after: 1`, and recovers; its attempt timeline is
- * printed and its history exported. Everything it starts is stopped before it returns (unless `--keep`).
+ * One agent turn calls the calculator tool, then meets a provider outage (a 502, then a 429 with
+ * `retry-after: 1`) on its next model call and recovers; its steps and attempt timeline are printed and its
+ * history exported. Everything it starts is stopped before it returns (unless `--keep`).
  */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const out = options.out ?? ((line: string) => console.log(line));
@@ -50,14 +57,15 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       startDevServer({ dbFilename: join(dataDir, 'demo.sqlite'), ui: options.keep }),
       startLoopbackProvider(),
     ]);
+    // Step 1 asks for the calculator; then the provider has an outage (a 502, then a 429 with retry-after)
+    // exactly when step 2 asks it for the final answer.
     lp.script(DEMO_MODEL, [
+      toolCall('calculator', { expression: '17 * 23' }, { usage: { inputTokens: 48, outputTokens: 12 } }),
       fail(502, { message: 'upstream overloaded' }),
       rateLimited(1),
       ok(
-        'Because the turn it belongs to has already paid for every step before it: a crash should cost a retry, not the turn.',
-        {
-          usage: { inputTokens: 31, outputTokens: 24 },
-        },
+        '17 × 23 = 391. A turn has already paid for every step before the outage: an outage should cost a wait, not the turn.',
+        { usage: { inputTokens: 73, outputTokens: 29 } },
       ),
     ]);
     connection = await NativeConnection.connect({ address: server.address });
@@ -76,15 +84,26 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const workflowId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const client = server.env.client;
     out(
-      `Calling ${DEMO_CALL.model} durably (workflow ${workflowId}), plan: waits 250, 500 ms; deadline 2 min ...`,
+      `Running an agent turn on ${String(DEMO_TURN.model)} with the calculator tool (workflow ${workflowId}); ` +
+        'each model call retries after 250, 500 ms; the turn has a deadline of 2 min ...',
     );
-    const history = await worker.runUntil(async () => {
-      const handle = await startModelCall(client, DEMO_CALL, { taskQueue, workflowId });
-      await handle.result();
-      return handle.fetchHistory();
+    const { history, result } = await worker.runUntil(async () => {
+      const handle = await startAgentTurn(client, DEMO_TURN, { taskQueue, workflowId });
+      const turn = await handle.result();
+      return { history: await handle.fetchHistory(), result: turn };
     });
     out('');
+    for (const step of result.steps) {
+      for (const tool of step.tools) {
+        const reply = result.messages.find((m) => m.role === 'tool' && m.toolCallId === tool.toolCallId);
+        out(
+          `step ${step.step}: model call ${step.callId} asked for tool ${tool.name} [${tool.activityId}] -> ${reply?.content ?? tool.outcome}`,
+        );
+      }
+    }
+    out(`The turn ended after ${result.steps.length} steps (${result.stopReason}); its model attempts:`);
     for (const line of describeReport(callReport(workflowId, readCallHistory(history)))) out(line);
+    out(`Answer: ${result.text}`);
     const exportPath = join(dataDir, `${workflowId}.history.json`);
     writeFileSync(exportPath, historyToJSON(history));
     out('');

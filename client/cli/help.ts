@@ -4,13 +4,16 @@ timer, every failure classified and kept in the workflow's history.
 Usage: model-retry <command> [options]
 
 Commands:
-  demo      Start an embedded Temporal dev server, an in-process worker and a flaky provider on loopback; run a
-            durable model call that meets a 502 and a 429 and recovers; print its attempt timeline and exit
+  demo      Start an embedded Temporal dev server, an in-process worker and a flaky provider on loopback; run an
+            agent turn that calls a tool, meets a 502 and a 429 and recovers; print its timeline and exit
             (what \`npm start\` runs). --keep leaves the server and its Web UI up until Ctrl-C.
   worker    Run a worker for an existing Temporal server (TEMPORAL_ADDRESS etc.).
   call      Run one durable model call and wait for it (needs a worker on the task queue).
+  turn      Run one agent turn (model calls and tool calls under one deadline) and wait for it.
   cancel    Cancel a call by its workflow id and wait until it has closed.
-  history   The attempts of a call rebuilt from its event history alone (by workflow id, or --file EXPORT).
+  history   The attempts of a call rebuilt from its event history alone (by workflow id, or --file EXPORT);
+            --html FILE draws them as a timeline page.
+  list      Model calls found by their search attributes (--query "ModelRetryStopReason = 'deadline'").
   help      Show this help, or \`model-retry help <command>\`.
 
 Connection settings follow Temporal's conventions: TEMPORAL_ADDRESS (default localhost:7233),
@@ -23,6 +26,7 @@ to attach again).
 `;
 
 export const WORKER_HELP = `Usage: model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS]
+                          [--metrics HOST:PORT]
 
 Runs model-retry's workflows and activities for an existing Temporal server until SIGINT/SIGTERM.
 
@@ -35,12 +39,19 @@ Options:
   --shutdown-grace-ms MS   On SIGINT/SIGTERM, how long in-flight model requests may finish before they are
                            cancelled (env MODEL_RETRY_SHUTDOWN_GRACE_MS, default 60000). An attempt cut short
                            is recorded as WorkerLost and retried by its plan. A second Ctrl-C exits at once.
+  --metrics HOST:PORT      Serve Prometheus metrics on http://HOST:PORT/metrics (env MODEL_RETRY_METRICS_ADDRESS):
+                           Temporal's worker metrics (temporal_*) and model-retry's own
+                           (model_retry_attempts, _attempt_ms, _calls, _waits, _wait_ms).
+
+At start the worker checks that model-retry's search attributes are registered on the namespace; if not, it
+warns with the \`temporal operator search-attribute create\` command that registers them and runs anyway
+(calls then do not set them, and \`model-retry list\` cannot find runs by stop reason).
 
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE.
 `;
 
-export const HISTORY_HELP = `Usage: model-retry history WORKFLOW_ID [--json]
-       model-retry history --file EXPORT.json [--json]
+export const HISTORY_HELP = `Usage: model-retry history WORKFLOW_ID [--json] [--html FILE]
+       model-retry history --file EXPORT.json [--file NEXT-RUN.json ...] [--json] [--html FILE]
 
 The attempts of a model call rebuilt from its event history alone: no worker is needed, and it works after the
 workflow has closed and on an exported history (\`temporal workflow show --output json\`, or the demo's export).
@@ -49,7 +60,12 @@ and HTTP status), how long the request took, and the action and wait that follow
 
 Options:
   --json        Print { workflowId, status, stopReason, output?, usage?, attempts, billed } instead.
-  --file F      Read an exported history instead of asking the server.
+  --file F      Read an exported history instead of asking the server. A file holds one run: for a workflow
+                that continued as new, pass one --file per run (any order; missing runs are named).
+  --html FILE   Also write a self-contained HTML page: an SVG timeline (attempt bars coloured by outcome,
+                waits, the deadline and reserve as lines, class and status on hover) and a table of attempts.
+
+By workflow id, every run of a continue-as-new chain is read, oldest first.
 
 Environment (without --file): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE.
 `;
@@ -57,8 +73,9 @@ Environment (without --file): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API
 export const DEMO_HELP = `Usage: model-retry demo [--keep]
 
 Starts an embedded Temporal dev server (SQLite under MODEL_RETRY_DATA_DIR, default ./.data), an in-process
-worker and a flaky provider on loopback, and runs one durable model call that meets a 502, then a 429 with
-retry-after, and recovers. Prints the call's attempt timeline, writes the history export next to the database
+worker and a flaky provider on loopback, and runs one agent turn: the model asks for the calculator tool,
+then its next model call meets a 502, then a 429 with retry-after, and recovers. Prints the turn's steps and
+attempt timeline, writes the history export next to the database
 and prints the \`history --file\` command that reads it again. Needs no running server and no API key. The Temporal CLI comes from TEMPORAL_CLI_PATH (set by
 scripts/toolchain.sh, which \`npm start\` runs first).
 
@@ -127,4 +144,58 @@ Options:
 Exit codes: 0 cancelled, or had already closed (said so); 1 it ended otherwise before the cancellation
 took effect; 2 no workflow with that id; 3 not closed within the timeout (the cancellation stays requested
 and takes effect when a worker picks it up).
+`;
+
+export const LIST_HELP = `Usage: model-retry list [--query QUERY] [--limit N] [--json]
+
+Lists model-retry's runs (modelCallWorkflow) from Temporal's visibility store, newest first, with the search
+attributes they set when they stopped: stop reason, attempts, models tried, last failure class.
+
+Options:
+  --query, -q QUERY   A visibility query, ANDed with the workflow type, e.g.
+                        "ModelRetryStopReason = 'deadline'"
+                        "ModelRetryStopReason = 'deadline' AND StartTime > '2026-01-01T00:00:00Z'"
+                        "ModelRetryModels = 'openai:gpt-4o-mini' AND ModelRetryAttempts > 3"
+                        "ModelRetryLastFailure = 'RateLimited'"
+  --limit N           At most N runs (default 20).
+  --json              Print a JSON array of { workflowId, runId, workflowType, status, startTime, closeTime?,
+                      taskQueue, stopReason?, attempts?, models?, lastFailureClass? }.
+
+Runs stopped while the search attributes were not registered have none (see \`model-retry worker --help\`).
+Exit codes: 0 listed (also when none matched); 1 Temporal unreachable; 2 bad options or a query the server refused.
+`;
+
+export const TURN_HELP = `Usage: model-retry turn --model P:M [--model P:M ...] --prompt TEXT [--system TEXT] [--tool NAME ...]
+                         [--max-steps N] [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
+                         [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
+                         [--workflow-id ID] [--task-queue Q] [--json]
+       model-retry turn --workflow-id ID [--json]      (attach to an existing turn)
+
+Runs one agent turn (an agentTurnWorkflow) and waits for it: the model is called, the tools it asks for run
+as activities (in parallel when it asks for several), their results go back to the model, and so on until a
+final answer, --max-steps model calls, or the deadline (with the reserve left). Every model call retries by
+the plan flags; the deadline, the reserve and providers' retry-after times are the turn's, shared by all its
+calls. A worker must poll the task queue (model-retry worker).
+
+Turn:
+  --model P:M          A backend as provider:model; repeat for a fallback chain.
+  --prompt TEXT        The user message.     --system TEXT   A system message.
+  --tool NAME          A tool of the worker the model may call; repeat for more. Built in: get_time,
+                       calculator, sleep_ms, fail_tool (see the README for adding your own).
+  --max-steps N        Most model calls of the turn (default 50, at most 10000).
+  --deadline MS        The turn's deadline in ms from its start.  --reserve MS  Time left to the host (60000).
+
+Retry plan of each model call: --waits, --backoff, --no-retry, --max-attempts, --attempt-timeout,
+--min-attempt, as for \`model-retry call\` (without them, one attempt per model call; a hint says so).
+
+Run: --workflow-id ID (one id is one turn: a re-run attaches or prints its recorded outcome), --task-queue Q,
+--json: one object on stdout when the turn ends: { workflowId, status: "succeeded"|"stopped"|"failed"|
+"cancelled", stopReason, text?, messages?, steps?, usage?, attempts, billed, runs } ("stopped": ended at the
+deadline or after --max-steps without a final answer, with what it had). On exit 3: { workflowId, status:
+"unknown", reason }.
+
+Ctrl-C detaches: the turn goes on (exit 3); stop it with model-retry cancel ID.
+
+Exit codes: 0 final answer; 1 stopped without one (deadline, max-steps), failed or cancelled; 2 refused input,
+nothing started; 3 outcome unknown (detached, or the connection was lost).
 `;

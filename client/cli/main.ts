@@ -1,13 +1,24 @@
 import { UsageError, parseCommandArgs } from './args.js';
-import { CALL_HELP, CANCEL_HELP, DEMO_HELP, HISTORY_HELP, MAIN_HELP, WORKER_HELP } from './help.js';
+import {
+  CALL_HELP,
+  CANCEL_HELP,
+  DEMO_HELP,
+  HISTORY_HELP,
+  LIST_HELP,
+  MAIN_HELP,
+  WORKER_HELP,
+  TURN_HELP,
+} from './help.js';
 import { ConfigError } from '../../worker/config.js';
 
 const HELP: Record<string, string> = {
   worker: WORKER_HELP,
   demo: DEMO_HELP,
   call: CALL_HELP,
+  turn: TURN_HELP,
   cancel: CANCEL_HELP,
   history: HISTORY_HELP,
+  list: LIST_HELP,
 };
 
 /** Runs the command line; resolves to the process exit code. */
@@ -31,6 +42,10 @@ export async function main(argv: string[]): Promise<number> {
         const { runCallCommand } = await import('./call.js');
         return await runCallCommand(rest);
       }
+      case 'turn': {
+        const { runTurnCommand } = await import('./turn.js');
+        return await runTurnCommand(rest);
+      }
       case 'cancel': {
         const { runCancelCommand } = await import('./cancel.js');
         return await runCancelCommand(rest);
@@ -38,16 +53,23 @@ export async function main(argv: string[]): Promise<number> {
       case 'history': {
         const { values, positionals } = parseCommandArgs('history', rest, {
           json: { type: 'boolean' },
-          file: { type: 'string' },
+          file: { type: 'string', multiple: true },
+          html: { type: 'string' },
         });
         if (values.help) return printHelp(HISTORY_HELP);
         if (positionals.length > 1) throw new UsageError('`history` takes one workflow id');
+        if (values.html?.trim() === '') throw new UsageError('`--html` needs the path of the page to write');
         const { runHistory } = await import('./history.js');
         return await runHistory({
           json: values.json === true,
           ...(positionals[0] ? { workflowId: positionals[0] } : {}),
-          ...(values.file ? { file: values.file } : {}),
+          ...(values.file ? { files: values.file } : {}),
+          ...(values.html ? { html: values.html } : {}),
         });
+      }
+      case 'list': {
+        const { runListCommand } = await import('./list.js');
+        return await runListCommand(rest);
       }
       case 'demo': {
         const { values } = parseCommandArgs('demo', rest, { keep: { type: 'boolean' } });

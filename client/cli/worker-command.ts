@@ -2,11 +2,12 @@ import { ProvidersConfigError } from '../../activities/provider-config.js';
 import { PROVIDERS_FILE_ENV, loadProvidersFile, providersFromEnv } from '../../activities/providers.js';
 import type { ProviderRegistry } from '../../activities/providers.js';
 import { resolveShutdownGraceMs, resolveTaskQueue } from '../../worker/config.js';
+import { resolveMetricsAddress } from '../../worker/metrics.js';
 import { UsageError, parseCommandArgs } from './args.js';
 import { WORKER_HELP } from './help.js';
 
 /**
- * `model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS]`: loads the providers file
+ * `model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS] [--metrics HOST:PORT]`: loads the providers file
  * (the flag, else `MODEL_RETRY_PROVIDERS`) before connecting, refusing a bad one (exit 2, naming each problem),
  * then runs the worker with that registry until SIGINT/SIGTERM.
  */
@@ -15,6 +16,7 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
     providers: { type: 'string' },
     'task-queue': { type: 'string' },
     'shutdown-grace-ms': { type: 'string' },
+    metrics: { type: 'string' },
   });
   if (values.help) {
     process.stdout.write(WORKER_HELP);
@@ -23,9 +25,15 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}.`);
   const taskQueue = resolveTaskQueue(values['task-queue']);
   const shutdownGraceMs = resolveShutdownGraceMs(values['shutdown-grace-ms']);
+  const metricsAddress = resolveMetricsAddress(values.metrics);
   const providers = loadProviders(values.providers);
   const { runWorkerProcess } = await import('../../worker/run.js');
-  await runWorkerProcess({ taskQueue, shutdownGraceMs, deps: { providers } });
+  await runWorkerProcess({
+    taskQueue,
+    shutdownGraceMs,
+    deps: { providers },
+    ...(metricsAddress ? { metricsAddress } : {}),
+  });
   return 0;
 }
 

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
+import { vi } from 'vitest';
 import { createActivities } from '../../../activities/index.js';
 import type { AttemptFailureDetails, ModelRequestInput } from '../../../activities/index.js';
 import { createProviderRegistry } from '../../../activities/providers.js';
@@ -41,7 +42,11 @@ export function builtinRegistry(lp: LoopbackProvider, extra: Env = {}): Provider
   return createProviderRegistry({}, { env: builtinEnv(lp, extra) });
 }
 
-/** An attempt's input for `model`: one user message, a 5 s timeout, first attempt of call c1. */
+/**
+ * An attempt's input for `model`: one user message, first attempt of call c1, and a 30 s request timeout:
+ * generous, so a busy machine slows a test that is not about timeouts but never turns its answer into a
+ * `ResponseTimeout`. Tests about the timeout use {@link timedOutAttempt}.
+ */
 export function input(model: string, extra: Partial<ModelRequestInput> = {}): ModelRequestInput {
   return {
     workflowId: 'wf-test',
@@ -51,7 +56,7 @@ export function input(model: string, extra: Partial<ModelRequestInput> = {}): Mo
     backend: 0,
     model,
     messages: [{ role: 'user', content: 'hi' }],
-    timeoutMs: 5000,
+    timeoutMs: 30_000,
     ...extra,
   };
 }
@@ -96,11 +101,28 @@ export async function attemptFailure(
   return { failure: error, details };
 }
 
-/** Resolves once the loopback provider has received `count` requests. */
-export async function requestArrived(lp: LoopbackProvider, count = 1): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (lp.requestCount() >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+/**
+ * Runs `attempt` and lets its request timeout (`attempt.timeoutMs`) run out only once the loopback provider
+ * has received and recorded the request for `model`: `setTimeout` is faked while the request is on its way,
+ * then the clock is moved on by the timeout and the real timers are back. So the timeout always aborts a
+ * request in flight, however long a busy machine takes to send it (with a real short timer, it could fire
+ * before the request arrived: nothing recorded, the scripted step unused). Resolves to the attempt's failure.
+ */
+export async function timedOutAttempt(
+  lp: LoopbackProvider,
+  registry: ProviderRegistry,
+  attempt: ModelRequestInput,
+  model: string,
+): Promise<{ failure: ApplicationFailure; details: AttemptFailureDetails }> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  let failure: ReturnType<typeof attemptFailure>;
+  try {
+    // Handled at once: an early failure must not be an unhandled rejection while the request is awaited.
+    failure = attemptFailure(runAttempt(registry, attempt).done);
+    await Promise.race([lp.waitForRequests(1, model), failure]);
+    vi.advanceTimersByTime(attempt.timeoutMs);
+  } finally {
+    vi.useRealTimers();
   }
-  throw new Error('no request reached the loopback provider');
+  return failure;
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../../activities/index.js';
 import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/provider-config.js';
 import {
@@ -158,6 +158,11 @@ describe('createActivities and Misconfigured attempts', () => {
   let lp: LoopbackProvider;
   beforeAll(async () => {
     lp = await startLoopbackProvider();
+  });
+  // Each test starts with no recorded request, whatever ran before it (the order is shuffled).
+  afterEach(() => {
+    lp.assertScriptsConsumed();
+    lp.reset();
   });
   afterAll(async () => {
     await lp.close();

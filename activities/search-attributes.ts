@@ -1,0 +1,109 @@
+/**
+ * Whether model-retry's search attributes are registered on a namespace: checked by the worker at start (to
+ * warn) and by the `searchAttributesReady` local activity our workflows ask before setting them.
+ */
+import { Context } from '@temporalio/activity';
+import protoPackage from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+
+const { IndexedValueType } = protoPackage.temporal.api.enums.v1;
+
+/** The part of Temporal's operator service the check needs (a `Connection`'s or `NativeConnection`'s). */
+export interface SearchAttributeLister {
+  listSearchAttributes(
+    request: temporal.api.operatorservice.v1.IListSearchAttributesRequest,
+  ): Promise<temporal.api.operatorservice.v1.IListSearchAttributesResponse>;
+}
+
+/** What the check found. `ready` only when every attribute is there with its type. */
+export interface SearchAttributeCheck {
+  ready: boolean;
+  /** `Name (Type)` of each attribute that is not registered. */
+  missing: string[];
+  /** `Name: registered as X, needs Y`. */
+  wrongType: string[];
+  /** Why the check itself could not be made (no rights, server unreachable). */
+  error?: string;
+}
+
+/** `KEYWORD_LIST` -> `KeywordList`, as the Temporal CLI names types. */
+function typeName(upper: string): string {
+  return upper.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
+}
+
+/** Asks the namespace which custom search attributes it has and compares them with model-retry's. */
+export async function checkSearchAttributes(
+  operator: SearchAttributeLister,
+  namespace: string,
+): Promise<SearchAttributeCheck> {
+  let custom: Record<string, unknown>;
+  try {
+    custom = (await operator.listSearchAttributes({ namespace })).customAttributes ?? {};
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ready: false, missing: [], wrongType: [], error: message };
+  }
+  const missing: string[] = [];
+  const wrongType: string[] = [];
+  for (const key of SEARCH_ATTRIBUTES) {
+    const registered = custom[key.name];
+    const needs = typeName(key.type);
+    if (registered === undefined) {
+      missing.push(`${key.name} (${needs})`);
+      continue;
+    }
+    const raw = typeof registered === 'number' ? IndexedValueType[registered] : String(registered);
+    const has = typeName(String(raw).replace(/^INDEXED_VALUE_TYPE_/, ''));
+    if (has !== needs) wrongType.push(`${key.name}: registered as ${has}, needs ${needs}`);
+  }
+  return { ready: missing.length === 0 && wrongType.length === 0, missing, wrongType };
+}
+
+/** The command that registers model-retry's search attributes, as in the README. */
+export function registerCommand(namespace: string): string {
+  const pairs = SEARCH_ATTRIBUTES.map((k) => `--name ${k.name} --type ${typeName(k.type)}`).join(' ');
+  return `temporal operator search-attribute create --namespace ${namespace} ${pairs}`;
+}
+
+/** A worker's warning for a check that did not find everything ready, or undefined when it did. */
+export function searchAttributeWarning(check: SearchAttributeCheck, namespace: string): string | undefined {
+  if (check.ready) return undefined;
+  const what = check.error
+    ? `could not check model-retry's search attributes on namespace "${namespace}" (${check.error})`
+    : [
+        `model-retry's search attributes are not ready on namespace "${namespace}"`,
+        check.missing.length ? `missing: ${check.missing.join(', ')}` : '',
+        check.wrongType.length ? `wrong type: ${check.wrongType.join('; ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+  return (
+    `${what}. Calls still run, but their runs are not findable by stop reason (\`model-retry list\`) until ` +
+    `someone with operator rights registers them:\n  ${registerCommand(namespace)}`
+  );
+}
+
+/** Ready answers are kept for the process; a "no" is asked again after this long (someone may register them). */
+const RECHECK_MS = 60_000;
+const known = new Map<string, { ready: boolean; at: number }>();
+
+/** Remembers a check made elsewhere (the worker's at start), so the first call needs no second request. */
+export function rememberSearchAttributeCheck(namespace: string, ready: boolean, now = Date.now()): void {
+  known.set(namespace, { ready, at: now });
+}
+
+/** Builds the `searchAttributesReady` local activity (see `SearchAttributeActivities`). */
+export function createSearchAttributeActivities() {
+  return {
+    async searchAttributesReady(): Promise<boolean> {
+      const ctx = Context.current();
+      const namespace = ctx.info.namespace;
+      const seen = known.get(namespace);
+      if (seen && (seen.ready || Date.now() - seen.at < RECHECK_MS)) return seen.ready;
+      const check = await checkSearchAttributes(ctx.client.connection.operatorService, namespace);
+      rememberSearchAttributeCheck(namespace, check.ready);
+      return check.ready;
+    },
+  };
+}

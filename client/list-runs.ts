@@ -1,0 +1,87 @@
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { StopReason } from '../policy/index.js';
+import {
+  ATTEMPT_COUNT,
+  LAST_FAILURE_CLASS,
+  MODELS_TRIED,
+  STOP_REASON,
+} from '../workflows/search-attributes.js';
+import type { CallReport } from './call-report.js';
+
+/** The workflow types `model-retry list` shows: model-retry's own workflows, which set the search attributes. */
+export const LISTED_WORKFLOW_TYPES: readonly string[] = ['modelCallWorkflow'];
+
+/** One run as `model-retry list` shows it. */
+export interface RunSummary {
+  workflowId: string;
+  runId: string;
+  workflowType: string;
+  status: CallReport['status'] | 'unknown';
+  /** ISO time. */
+  startTime: string;
+  closeTime?: string;
+  taskQueue: string;
+  stopReason?: StopReason;
+  attempts?: number;
+  models?: string[];
+  lastFailureClass?: string;
+}
+
+const STATUS: Record<string, RunSummary['status']> = {
+  RUNNING: 'running',
+  COMPLETED: 'succeeded',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed-out',
+  CONTINUED_AS_NEW: 'continued-as-new',
+};
+
+/**
+ * The visibility query `list` sends: our workflow types, and the user's query (if any) in parentheses, e.g.
+ * `WorkflowType = 'modelCallWorkflow' AND (ModelRetryStopReason = 'deadline')`.
+ */
+export function listQuery(userQuery?: string): string {
+  const types = LISTED_WORKFLOW_TYPES.map((t) => `'${t}'`);
+  const ours = types.length === 1 ? `WorkflowType = ${types[0]}` : `WorkflowType IN (${types.join(', ')})`;
+  return userQuery?.trim() ? `${ours} AND (${userQuery.trim()})` : ours;
+}
+
+export function summarizeRun(info: WorkflowExecutionInfo): RunSummary {
+  const sa = info.typedSearchAttributes;
+  const stopReason = sa.get(STOP_REASON) as StopReason | undefined;
+  const attempts = sa.get(ATTEMPT_COUNT);
+  const models = sa.get(MODELS_TRIED);
+  const lastFailure = sa.get(LAST_FAILURE_CLASS);
+  return {
+    workflowId: info.workflowId,
+    runId: info.runId,
+    workflowType: info.type,
+    status: STATUS[info.status.name] ?? 'unknown',
+    startTime: info.startTime.toISOString(),
+    ...(info.closeTime ? { closeTime: info.closeTime.toISOString() } : {}),
+    taskQueue: info.taskQueue,
+    ...(stopReason !== undefined ? { stopReason } : {}),
+    ...(attempts !== undefined ? { attempts } : {}),
+    ...(models !== undefined ? { models } : {}),
+    ...(lastFailure !== undefined ? { lastFailureClass: lastFailure } : {}),
+  };
+}
+
+/** Up to `limit` runs of our workflows matching `userQuery`, newest first (the server's order). */
+export async function listRuns(
+  client: Client,
+  userQuery: string | undefined,
+  limit: number,
+): Promise<RunSummary[]> {
+  const runs: RunSummary[] = [];
+  if (limit <= 0) return runs;
+  for await (const info of client.workflow.list({
+    query: listQuery(userQuery),
+    pageSize: Math.min(limit, 1000),
+  })) {
+    runs.push(summarizeRun(info));
+    if (runs.length >= limit) break;
+  }
+  return runs;
+}

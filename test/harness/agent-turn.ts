@@ -1,0 +1,103 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { expect } from 'vitest';
+import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.js';
+import type { TurnHistory } from '../../client/agent-turn-client.js';
+import { readCallHistory } from '../../client/history-reader.js';
+import type { agentTurnWorkflow } from '../../workflows/agent-turn.js';
+import { attemptsQuery } from '../../workflows/call-log.js';
+import type { AttemptRecord } from '../../workflows/call-types.js';
+import { turnStatusQuery } from '../../workflows/turn-state.js';
+import type {
+  AgentTurnInput,
+  AgentTurnPartial,
+  AgentTurnResult,
+  TurnStatus,
+} from '../../workflows/turn-types.js';
+import type { ModelCallFixture } from './model-call.js';
+import type { TestWorker } from './temporal.js';
+
+/** What one turn did, seen from every side: result or failure, the workflow's records, the histories'. */
+export interface TurnRun {
+  handle: WorkflowHandle<typeof agentTurnWorkflow>;
+  result?: AgentTurnResult;
+  failure?: ApplicationFailure;
+  /** The failure's partial turn (`details[0]`, or its `turn` for `ModelCallFailed`). */
+  partial?: AgentTurnPartial;
+  records: AttemptRecord[];
+  status: TurnStatus;
+  history: TurnHistory;
+}
+
+/** What `runTurn` needs of a fixture: a client, the loopback provider, and the list of histories to replay. */
+export type TurnFixture = Pick<ModelCallFixture, 'lp' | 'histories'> & { temporal: { client: Client } };
+
+export async function runTurn(
+  fx: TurnFixture,
+  worker: Pick<TestWorker, 'taskQueue'>,
+  input: AgentTurnInput,
+): Promise<TurnRun> {
+  const handle = await startAgentTurn(fx.temporal.client, input, { taskQueue: worker.taskQueue });
+  return finishTurn(fx, handle);
+}
+
+/**
+ * Waits for a turn's end, then checks that the history reader rebuilds the workflow's own attempt records (over
+ * the chain of runs and, run by run, with `readCallHistory` alone) and that the provider saw exactly them.
+ */
+export async function finishTurn(
+  fx: TurnFixture,
+  handle: WorkflowHandle<typeof agentTurnWorkflow>,
+): Promise<TurnRun> {
+  let result: AgentTurnResult | undefined;
+  let failure: ApplicationFailure | undefined;
+  try {
+    result = await handle.result();
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError) || !(error.cause instanceof ApplicationFailure)) throw error;
+    failure = error.cause;
+  }
+  const records = await handle.query(attemptsQuery);
+  const status = await handle.query(turnStatusQuery);
+  const history = await readTurnHistory(fx.temporal.client, handle.workflowId);
+  expect(history.attempts).toEqual(records);
+  if (history.runIds.length === 1 && result?.lastDecision === undefined) {
+    const own = await handle.fetchHistory();
+    expect(readCallHistory(own).attempts).toEqual(records);
+    fx.histories.push({ workflowId: handle.workflowId, history: own });
+  }
+  for (const model of new Set(records.map((r) => r.model).filter((m) => m.startsWith('local:')))) {
+    const id = model.slice('local:'.length);
+    expect(fx.lp.requestCount(id), `requests to ${model}`).toBe(
+      records.filter((r) => r.model === model).length,
+    );
+  }
+  if (result) expect(result.steps.flatMap((s) => s.attempts)).toEqual(records);
+  const details = failure?.details?.[0] as (AgentTurnPartial & { turn?: AgentTurnPartial }) | undefined;
+  const partial = details?.turn ?? details;
+  return {
+    handle,
+    records,
+    status,
+    history,
+    ...(result ? { result } : {}),
+    ...(failure ? { failure } : {}),
+    ...(partial ? { partial } : {}),
+  };
+}
+
+/** Polls `probe` until it gives a value (or fails after `timeoutMs`). */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

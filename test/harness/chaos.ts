@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { expect } from 'vitest';
+import { readCallHistory } from '../../client/history-reader.js';
+import { startDevServer } from '../../worker/dev-server.js';
+import type { DevServer } from '../../worker/dev-server.js';
+import { startLoopbackProvider } from '../../worker/loopback/index.js';
+import type { LoopbackProvider } from '../../worker/loopback/index.js';
+import { attemptsQuery } from '../../workflows/call-log.js';
+import type { AttemptRecord, ModelCallResult } from '../../workflows/call-types.js';
+import type { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
+import { TEST_API_KEY } from './model-call.js';
+import { devServerPid, isAlive, startWorkerProcess, until } from './processes.js';
+import type { WorkerProcess } from './processes.js';
+
+/**
+ * What a chaos test works with: a dev server of its own on a SQLite file in a temp dir (so it can be killed
+ * and restarted on the same file and port), a loopback provider in the test process, a providers file that
+ * points `local:*` at it, a client, and `model-retry worker` processes on one task queue.
+ */
+export interface ChaosFixture {
+  server: DevServer;
+  dbFilename: string;
+  client: Client;
+  lp: LoopbackProvider;
+  taskQueue: string;
+  /** Starts a `model-retry worker` process on the task queue and resolves once it polls. */
+  startWorker(): Promise<WorkerProcess>;
+  /** `kill -9` the dev server, wait until it is gone, start it again on the same SQLite file and port. */
+  killAndRestartServer(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function chaosFixture(): Promise<ChaosFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'model-retry-chaos-'));
+  const dbFilename = join(dir, 'chaos.sqlite');
+  const lp = await startLoopbackProvider();
+  let server = await startDevServer({ dbFilename });
+  const port = Number(server.address.slice(server.address.lastIndexOf(':') + 1));
+  const providersFile = join(dir, 'providers.json');
+  writeFileSync(
+    providersFile,
+    JSON.stringify({
+      local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'CHAOS_LOOPBACK_KEY' },
+    }),
+  );
+  // The test's own connection (not the server env's), so it outlives a server restart and reconnects.
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const taskQueue = `chaos-${randomUUID()}`;
+  const workers: WorkerProcess[] = [];
+  const stale: DevServer[] = [];
+  return {
+    get server() {
+      return server;
+    },
+    dbFilename,
+    client,
+    lp,
+    taskQueue,
+    async startWorker() {
+      const worker = await startWorkerProcess({
+        address: server.address,
+        taskQueue,
+        providersFile,
+        env: { CHAOS_LOOPBACK_KEY: TEST_API_KEY },
+      });
+      workers.push(worker);
+      return worker;
+    },
+    async killAndRestartServer() {
+      const pid = devServerPid(dbFilename);
+      process.kill(pid, 'SIGKILL');
+      await until('the killed dev server to be gone', () => (isAlive(pid) ? undefined : true), 30_000);
+      stale.push(server);
+      server = await startDevServer({ dbFilename, port });
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.stop()));
+      await connection.close();
+      // The killed server's environment only has connections left to close.
+      for (const s of stale) await s.stop().catch(() => undefined);
+      await server.stop();
+      await lp.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A finished call, seen from the workflow, its history and the provider. */
+export interface SettledCall {
+  workflowId: string;
+  result?: ModelCallResult;
+  failure?: ApplicationFailure;
+  records: AttemptRecord[];
+  history: temporal.api.history.v1.IHistory;
+  /** The `X-Request-Id` of every request the provider received for this call. */
+  requestIds: string[];
+}
+
+/**
+ * Awaits a call's end and checks that nothing was lost or repeated: the records rebuilt from the history alone
+ * equal the `attempts` query, and the provider's requests match the attempt records one to one, joined by
+ * their `X-Request-Id` (`<workflowId>/<modelCallId>`): no attempt reached the provider twice, no request is
+ * missing from the record, and every attempt has its request, except that a `WorkerLost` attempt may have
+ * none (its worker was killed after Temporal handed it the attempt, before the request left).
+ */
+export async function settleCall(
+  lp: LoopbackProvider,
+  handle: WorkflowHandle<typeof modelCallWorkflow>,
+): Promise<SettledCall> {
+  let result: ModelCallResult | undefined;
+  let failure: ApplicationFailure | undefined;
+  try {
+    result = await handle.result();
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError) || !(error.cause instanceof ApplicationFailure)) throw error;
+    failure = error.cause;
+  }
+  const records = await handle.query(attemptsQuery);
+  const history = await handle.fetchHistory();
+  expect(readCallHistory(history).attempts, handle.workflowId).toEqual(records);
+  if (result) expect(result.attempts).toEqual(records);
+  const sent = requestIds(lp, records);
+  const recorded = records.map((r) => `${handle.workflowId}/${r.modelCallId}`);
+  expect(new Set(sent).size, `${handle.workflowId}: an attempt reached the provider twice`).toBe(sent.length);
+  expect(
+    sent.filter((id) => !recorded.includes(id)),
+    `${handle.workflowId}: requests with no attempt on record`,
+  ).toEqual([]);
+  const missing = records.filter((r) => !sent.includes(`${handle.workflowId}/${r.modelCallId}`));
+  expect(
+    missing.filter((r) => r.failure?.class !== 'WorkerLost').map((r) => r.modelCallId),
+    `${handle.workflowId}: attempts on record that never reached the provider`,
+  ).toEqual([]);
+  return {
+    workflowId: handle.workflowId,
+    records,
+    history,
+    requestIds: sent,
+    ...(result ? { result } : {}),
+    ...(failure ? { failure } : {}),
+  };
+}
+
+/** The `X-Request-Id`s of the requests to the models on record (each chaos call has models of its own). */
+function requestIds(lp: LoopbackProvider, records: readonly AttemptRecord[]): string[] {
+  return [...new Set(records.map((r) => r.model.slice('local:'.length)))]
+    .flatMap((model) => lp.requests(model))
+    .map((request) => String(request.headers['x-request-id']));
+}
+
+/** The identity of the worker that completed the workflow task with this event id (or the latest before it). */
+export function workflowTaskIdentity(
+  history: temporal.api.history.v1.IHistory,
+  beforeEventId = Number.POSITIVE_INFINITY,
+): string | undefined {
+  const completed = (history.events ?? []).filter(
+    (e) => e.workflowTaskCompletedEventAttributes && Number(e.eventId) <= beforeEventId,
+  );
+  return completed.at(-1)?.workflowTaskCompletedEventAttributes?.identity ?? undefined;
+}

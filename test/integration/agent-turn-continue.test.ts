@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createProviderRegistry } from '../../activities/providers.js';
+import { startDevServer } from '../../worker/dev-server.js';
+import type { DevServer } from '../../worker/dev-server.js';
+import { fail, ok, startLoopbackProvider, toolCall } from '../../worker/loopback/index.js';
+import type { LoopbackProvider } from '../../worker/loopback/index.js';
+import { createModelRetryWorker } from '../../worker/worker.js';
+import { turnStatusQuery } from '../../workflows/turn-state.js';
+import { runTurn } from '../harness/agent-turn.js';
+import type { TurnFixture } from '../harness/agent-turn.js';
+import { TEST_API_KEY } from '../harness/model-call.js';
+import { replayAll } from '../harness/replay.js';
+
+/**
+ * The suite's shared dev server keeps Temporal's default continue-as-new suggestion (thousands of events), so
+ * this file starts its own with the suggestion lowered to a few dozen events: a turn of eight steps then runs
+ * as a chain of several runs.
+ */
+describe('a long agent turn continues as new when Temporal suggests it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'model-retry-can-'));
+  let server: DevServer;
+  let connection: Connection;
+  let native: NativeConnection;
+  let lp: LoopbackProvider;
+  let worker: Worker;
+  let running: Promise<void>;
+  let fx: TurnFixture;
+  const taskQueue = 'agent-turn-continue';
+
+  beforeAll(async () => {
+    server = await startDevServer({
+      dbFilename: join(dir, 'can.sqlite'),
+      extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=30'],
+    });
+    connection = await Connection.connect({ address: server.address });
+    native = await NativeConnection.connect({ address: server.address });
+    lp = await startLoopbackProvider();
+    const providers = createProviderRegistry(
+      { local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'LOOPBACK_KEY' } },
+      { env: { LOOPBACK_KEY: TEST_API_KEY } },
+    );
+    worker = await createModelRetryWorker({
+      connection: native,
+      namespace: server.namespace,
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      shutdownGraceMs: 2000,
+      deps: { providers },
+    });
+    running = worker.run();
+    fx = { temporal: { client: new Client({ connection, namespace: server.namespace }) }, lp, histories: [] };
+  });
+
+  afterAll(async () => {
+    if (fx) await replayAll(fx.histories);
+    worker?.shutdown();
+    await running;
+    await native?.close();
+    await connection?.close();
+    await lp?.close();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the messages, the attempts, the call counter and the deadline across runs', async () => {
+    const steps = [1, 2, 3, 4, 5, 6, 7].map((n) => toolCall('calculator', { expression: `${n} * 10` }));
+    lp.script('long', [...steps.slice(0, 4), fail(502), ...steps.slice(4), ok('seventy at last')]);
+    const run = await runTurn(
+      fx,
+      { taskQueue },
+      {
+        model: 'local:long',
+        prompt: 'Count in tens',
+        tools: ['calculator'],
+        retry: { waits: [50] },
+        deadlineInMs: 300_000,
+        reserveMs: 5000,
+      },
+    );
+    expect(run.result?.stopReason).toBe('succeeded');
+    expect(run.result?.text).toBe('seventy at last');
+    expect(run.history.runIds.length).toBeGreaterThan(2);
+    expect(run.result?.runs).toBe(run.history.runIds.length);
+    expect(run.status).toMatchObject({ step: 8, runs: run.history.runIds.length, attempts: 9 });
+
+    const tools = run.result?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(tools).toEqual(['10', '20', '30', '40', '50', '60', '70']);
+    expect(run.result?.messages).toHaveLength(15);
+    const lastRequest = lp.requests('long').at(-1)?.body as { messages: unknown[] };
+    expect(lastRequest.messages).toHaveLength(1 + 14);
+
+    expect(run.result?.steps.map((s) => s.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(run.records.map((r) => r.modelCallId)).toEqual([
+      'c1.1',
+      'c2.1',
+      'c3.1',
+      'c4.1',
+      'c5.1',
+      'c5.2',
+      'c6.1',
+      'c7.1',
+      'c8.1',
+    ]);
+    expect(run.records[4]).toMatchObject({
+      outcome: 'failed',
+      retryInMs: 50,
+      failure: { class: 'ServerError' },
+    });
+
+    const first = await fx.temporal.client.workflow
+      .getHandle(run.handle.workflowId, run.history.runIds[0])
+      .describe();
+    expect(run.result?.deadline).toBe(new Date(first.startTime.getTime() + 300_000).toISOString());
+    expect((await run.handle.query(turnStatusQuery)).deadline).toBe(run.result?.deadline);
+
+    for (const runId of run.history.runIds) {
+      const handle = fx.temporal.client.workflow.getHandle(run.handle.workflowId, runId);
+      fx.histories.push({ workflowId: run.handle.workflowId, history: await handle.fetchHistory() });
+    }
+  });
+});

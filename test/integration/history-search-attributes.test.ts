@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities/index.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventTypeName } from '../../client/history-format.js';
+import type { RunSummary } from '../../client/list-runs.js';
+import { startModelCall } from '../../client/model-call-client.js';
+import { fail, ok } from '../../worker/loopback/index.js';
+import { statusQuery } from '../../workflows/call-log.js';
+import {
+  ATTEMPT_COUNT,
+  LAST_FAILURE_CLASS,
+  MODELS_TRIED,
+  STOP_REASON,
+} from '../../workflows/search-attributes.js';
+import { runCli } from '../harness/cli.js';
+import { finishCall, modelCallFixture, runCall } from '../harness/model-call.js';
+import type { CallRun, ModelCallFixture } from '../harness/model-call.js';
+import { replayAll } from '../harness/replay.js';
+import type { TestWorker } from '../harness/temporal.js';
+import { createModelRetryWorker } from '../../worker/worker.js';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The event types after the last attempt activity closed, in order. */
+function typesAfterLastAttempt(run: Pick<CallRun, 'history'>): string[] {
+  const types = (run.history.events ?? []).map(eventTypeName);
+  const last = types.findLastIndex((t) => /^ActivityTask(Completed|Failed|Canceled|TimedOut)$/.test(t));
+  return types.slice(last + 1);
+}
+
+describe('findable runs: search attributes set once when a call stops, and `model-retry list`', () => {
+  let fx: ModelCallFixture;
+  let worker: TestWorker;
+  beforeAll(async () => {
+    fx = await modelCallFixture();
+    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
+  });
+  afterAll(async () => {
+    if (fx) await replayAll(fx.histories);
+    await fx?.close();
+  });
+
+  const attributes = async (run: Pick<CallRun, 'handle'>) => {
+    const sa = (await run.handle.describe()).typedSearchAttributes;
+    return {
+      stopReason: sa.get(STOP_REASON),
+      attempts: sa.get(ATTEMPT_COUNT),
+      models: sa.get(MODELS_TRIED),
+      lastFailure: sa.get(LAST_FAILURE_CLASS),
+    };
+  };
+
+  it('sets them in one upsert after the last attempt of a call that answered (one marker, one upsert, no more)', async () => {
+    const a = fx.model('a');
+    const b = fx.model('b');
+    fx.lp.script(a.id, [fail(401)]);
+    fx.lp.script(b.id, [fail(502), ok('from b')]);
+    const run = await runCall(fx, worker, {
+      model: [a.name, b.name],
+      prompt: 'hi',
+      retry: { waits: [10] },
+    });
+    expect(run.result?.output.text).toBe('from b');
+    expect(await attributes(run)).toEqual({
+      stopReason: 'succeeded',
+      attempts: 3,
+      models: [a.name, b.name],
+      lastFailure: 'ServerError',
+    });
+    const types = (run.history.events ?? []).map(eventTypeName);
+    expect(types.filter((t) => t === 'UpsertWorkflowSearchAttributes')).toHaveLength(1);
+    expect(typesAfterLastAttempt(run)).toEqual([
+      'WorkflowTaskScheduled',
+      'WorkflowTaskStarted',
+      'WorkflowTaskCompleted',
+      'MarkerRecorded',
+      'UpsertWorkflowSearchAttributes',
+      'WorkflowExecutionCompleted',
+    ]);
+  });
+
+  it('sets the stop reason of a call that failed (non-retryable), with no models when none was tried', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(400)]);
+    const run = await runCall(fx, worker, { model: m.name, prompt: 'hi', retry: { waits: [10] } });
+    expect(run.details?.stopReason).toBe('non-retryable');
+    expect(await attributes(run)).toEqual({
+      stopReason: 'non-retryable',
+      attempts: 1,
+      models: [m.name],
+      lastFailure: 'BadRequest',
+    });
+    expect(typesAfterLastAttempt(run).slice(-3)).toEqual([
+      'MarkerRecorded',
+      'UpsertWorkflowSearchAttributes',
+      'WorkflowExecutionFailed',
+    ]);
+  });
+
+  it('sets them on a call cancelled in its wait, and the workflow still closes as cancelled', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(503)]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', retry: { waits: [60_000] } },
+      { taskQueue: worker.taskQueue },
+    );
+    await until('the wait', async () =>
+      (await handle.query(statusQuery))?.state === 'waiting' ? true : undefined,
+    );
+    await handle.cancel();
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    const history = await handle.fetchHistory();
+    fx.histories.push({ workflowId: handle.workflowId, history });
+    expect(await attributes({ handle })).toEqual({
+      stopReason: 'cancelled',
+      attempts: 1,
+      models: [m.name],
+      lastFailure: 'ServerError',
+    });
+    expect((history.events ?? []).map(eventTypeName).slice(-3)).toEqual([
+      'MarkerRecorded',
+      'UpsertWorkflowSearchAttributes',
+      'WorkflowExecutionCanceled',
+    ]);
+  });
+
+  it('`list` finds the runs that stopped on their deadline, and only those', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [{ ...fail(502), repeat: true }]);
+    const deadline = await runCall(fx, worker, {
+      model: m.name,
+      prompt: 'hi',
+      retry: { waits: [50, 150], deadlineInMs: 5000, reserveMs: 2000, minAttemptMs: 200 },
+    });
+    expect(deadline.details?.stopReason).toBe('deadline');
+    const other = fx.model();
+    fx.lp.script(other.id, [ok('fine')]);
+    const answered = await runCall(fx, worker, { model: other.name, prompt: 'hi' });
+    expect(answered.result?.stopReason).toBe('succeeded');
+
+    const env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+    };
+    const scope = `TaskQueue = '${worker.taskQueue}'`;
+    const list = async (query: string) => {
+      const { code, stdout, stderr } = await runCli(['list', '--query', query, '--json'], env);
+      expect(code, stderr).toBe(0);
+      return JSON.parse(stdout) as RunSummary[];
+    };
+    // Visibility is eventually consistent: wait until both runs are listed with their attributes.
+    await until('both runs in visibility', async () => {
+      const all = await list(`${scope} AND ModelRetryStopReason IS NOT NULL`);
+      const ids = all.map((r) => r.workflowId);
+      return ids.includes(deadline.workflowId) && ids.includes(answered.workflowId) ? true : undefined;
+    });
+    const found = await list(`${scope} AND ModelRetryStopReason = 'deadline'`);
+    expect(found.map((r) => r.workflowId)).toEqual([deadline.workflowId]);
+    expect(found[0]).toMatchObject({
+      workflowType: 'modelCallWorkflow',
+      status: 'failed',
+      stopReason: 'deadline',
+      attempts: deadline.records.length,
+      models: [m.name],
+      lastFailureClass: 'ServerError',
+      taskQueue: worker.taskQueue,
+    });
+
+    const readable = await runCli(['list', '--query', `${scope} AND ModelRetryStopReason = 'deadline'`], env);
+    expect(readable.code, readable.stderr).toBe(0);
+    const lines = readable.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(
+      /^WORKFLOW ID\s+STATUS\s+STARTED\s+STOP REASON\s+ATTEMPTS\s+MODELS\s+LAST FAILURE$/,
+    );
+    expect(lines.slice(1)).toHaveLength(1);
+    expect(lines[1]).toContain(deadline.workflowId);
+    expect(lines[1]).toMatch(/failed .* deadline +\d+ +local:\S+ +ServerError$/);
+
+    const refused = await runCli(['list', '--query', 'NoSuchAttribute = 1'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('the server refused the query');
+  });
+
+  it('on a namespace without them, the worker warns with the command and starts, and calls finish without them', async () => {
+    const address = inject('temporalAddress');
+    const namespace = `no-search-attributes-${randomUUID().slice(0, 8)}`;
+    const connection = await Connection.connect({ address });
+    const native = await NativeConnection.connect({ address });
+    try {
+      await connection.workflowService.registerNamespace({
+        namespace,
+        workflowExecutionRetentionPeriod: msToTs('1 day'),
+      });
+      const client = new Client({ connection, namespace });
+      // A new namespace takes a moment to reach every service of the server.
+      await until(
+        'the new namespace',
+        async () => {
+          await client.workflow.list({ query: '', pageSize: 1 })[Symbol.asyncIterator]().next();
+          return true;
+        },
+        60_000,
+      );
+      // First a plain worker of a user's own (no start-up check): the workflow's local activity asks by itself.
+      const taskQueue = `no-sa-${randomUUID()}`;
+      const plain = await Worker.create({
+        connection: native,
+        namespace,
+        taskQueue,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        activities: createActivities({ providers: fx.providers }),
+      });
+      const m = fx.model();
+      fx.lp.script(m.id, [fail(502), ok('answered all the same')]);
+      const run = await plain.runUntil(async () => {
+        const handle = await startModelCall(
+          client,
+          { model: m.name, prompt: 'hi', retry: { waits: [10] } },
+          { taskQueue },
+        );
+        return finishCall(fx, handle);
+      });
+      expect(run.result?.output.text).toBe('answered all the same');
+      const types = (run.history.events ?? []).map(eventTypeName);
+      expect(types).not.toContain('UpsertWorkflowSearchAttributes');
+      expect(typesAfterLastAttempt(run).slice(-2)).toEqual(['MarkerRecorded', 'WorkflowExecutionCompleted']);
+
+      // Then model-retry's worker: it checks at start, warns with the command, and starts all the same.
+      const warnings: string[] = [];
+      const ours = await createModelRetryWorker({
+        connection: native,
+        namespace,
+        taskQueue,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        deps: { providers: fx.providers },
+        shutdownGraceMs: 2000,
+        warn: (message) => warnings.push(message),
+      });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`not ready on namespace "${namespace}"`);
+      expect(warnings[0]).toContain(
+        `temporal operator search-attribute create --namespace ${namespace} --name ModelRetryStopReason --type Keyword`,
+      );
+      expect(await ours.runUntil(async () => ours.getState())).toBe('RUNNING');
+    } finally {
+      await native.close();
+      await connection.close();
+    }
+  });
+});

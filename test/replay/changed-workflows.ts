@@ -1,0 +1,12 @@
+/**
+ * A deliberately incompatible change, for the replay test only: `modelCallWorkflow` (same workflow type name)
+ * that starts a timer before the first attempt. Every recorded history must fail to replay against it.
+ */
+import { sleep } from '@temporalio/workflow';
+import { modelCallWorkflow as current } from '../../workflows/model-call-workflow.js';
+import type { ModelCallInput, ModelCallResult } from '../../workflows/call-types.js';
+
+export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCallResult> {
+  await sleep(1);
+  return current(input);
+}

@@ -1,0 +1,148 @@
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { fail, hang, malformed, ok, rateLimited, slow } from '../../worker/loopback/index.js';
+import type { LoopbackProvider, Step } from '../../worker/loopback/index.js';
+import { statusQuery } from '../../workflows/call-log.js';
+import type { StopReason } from '../../policy/index.js';
+import type { ModelCallInput } from '../../workflows/call-types.js';
+import type { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
+import { until } from '../harness/processes.js';
+
+/** What a scenario's `drive` may do to its call while it runs. */
+export interface ScenarioContext {
+  client: Client;
+  lp: LoopbackProvider;
+  handle: WorkflowHandle<typeof modelCallWorkflow>;
+  /** Shuts the call's worker down (in-flight work gets a short grace time, then is cancelled), starts another. */
+  replaceWorker(): Promise<void>;
+}
+
+/**
+ * One integration scenario whose history is recorded into `test/replay/histories/<name>.json` by
+ * `npm run replay:record` and replayed by `test/replay/replay.test.ts`. Its workflow id is `replay-<name>`;
+ * its models are `local:<name>` (and `local:<name>-b` for a second backend).
+ */
+export interface ReplayScenario {
+  name: string;
+  /** Provider scripts by model id. */
+  scripts: Record<string, Step[]>;
+  input: ModelCallInput;
+  /** How the call ends: a stop reason, or `cancelled`. */
+  expected: StopReason;
+  /** Acts on the call while it runs (cancel it, take its worker away). */
+  drive?: (ctx: ScenarioContext) => Promise<void>;
+}
+
+const local = (id: string) => `local:${id}`;
+
+/** The scenario set of test/integration/model-call-*.test.ts, as far as their histories differ in shape. */
+export const REPLAY_SCENARIOS: readonly ReplayScenario[] = [
+  {
+    name: 'success-after-failures',
+    scripts: { 'success-after-failures': [fail(502), fail(502), ok('hello')] },
+    input: { model: local('success-after-failures'), prompt: 'hi', retry: { waits: [10, 30] } },
+    expected: 'succeeded',
+  },
+  {
+    name: 'no-plan',
+    scripts: { 'no-plan': [fail(502)] },
+    input: { model: local('no-plan'), prompt: 'hi' },
+    expected: 'attempts-exhausted',
+  },
+  {
+    name: 'bad-request',
+    scripts: { 'bad-request': [fail(400)] },
+    input: { model: local('bad-request'), prompt: 'hi', retry: { waits: [10, 10] } },
+    expected: 'non-retryable',
+  },
+  {
+    name: 'deadline',
+    scripts: { deadline: [{ ...fail(502), repeat: true }] },
+    input: {
+      model: local('deadline'),
+      prompt: 'hi',
+      retry: { waits: [50, 300], deadlineInMs: 4000, reserveMs: 1000, minAttemptMs: 200 },
+    },
+    expected: 'deadline',
+  },
+  {
+    name: 'retry-after-429',
+    scripts: { 'retry-after-429': [rateLimited(1), ok('after the limit')] },
+    input: { model: local('retry-after-429'), prompt: 'hi', retry: { waits: [10] } },
+    expected: 'succeeded',
+  },
+  {
+    name: 'advance-a-to-b',
+    scripts: { 'advance-a-to-b': [fail(429)], 'advance-a-to-b-b': [ok('from b')] },
+    input: {
+      model: [local('advance-a-to-b'), local('advance-a-to-b-b')],
+      prompt: 'hi',
+      retry: { waits: [5000] },
+    },
+    expected: 'succeeded',
+  },
+  {
+    name: 'drop',
+    scripts: {
+      drop: [fail(503, { headers: { 'x-should-retry': 'false' } })],
+      'drop-b': [fail(502), ok('from b')],
+    },
+    input: { model: [local('drop'), local('drop-b')], prompt: 'hi', retry: { waits: [10, 10] } },
+    expected: 'succeeded',
+  },
+  {
+    name: 'rounds',
+    scripts: {
+      rounds: [fail(429), fail(429), fail(429)],
+      'rounds-b': [fail(429), fail(429), fail(429)],
+    },
+    input: { model: [local('rounds'), local('rounds-b')], prompt: 'hi', retry: { waits: [10, 20] } },
+    expected: 'attempts-exhausted',
+  },
+  {
+    name: 'parse-failure',
+    scripts: { 'parse-failure': [malformed()], 'parse-failure-b': [ok('clean')] },
+    input: {
+      model: [local('parse-failure'), local('parse-failure-b')],
+      prompt: 'hi',
+      retry: { waits: [10] },
+    },
+    expected: 'succeeded',
+  },
+  {
+    name: 'cancel-during-wait',
+    scripts: { 'cancel-during-wait': [fail(502)] },
+    input: { model: local('cancel-during-wait'), prompt: 'hi', retry: { waits: [60_000] } },
+    expected: 'cancelled',
+    async drive({ handle }) {
+      await until('the wait', async () =>
+        (await handle.query(statusQuery))?.state === 'waiting' ? true : undefined,
+      );
+      await handle.cancel();
+    },
+  },
+  {
+    name: 'cancel-during-request',
+    scripts: { 'cancel-during-request': [hang()] },
+    input: { model: local('cancel-during-request'), prompt: 'hi', retry: { waits: [10] } },
+    expected: 'cancelled',
+    async drive({ handle, lp }) {
+      await lp.waitForRequests(1, 'cancel-during-request');
+      await handle.cancel();
+    },
+  },
+  {
+    name: 'worker-shutdown-mid-request',
+    scripts: { 'worker-shutdown-mid-request': [slow(30_000, ok('never')), ok('from the next worker')] },
+    input: { model: local('worker-shutdown-mid-request'), prompt: 'hi', retry: { waits: [10] } },
+    expected: 'succeeded',
+    async drive({ lp, replaceWorker }) {
+      await lp.waitForRequests(1, 'worker-shutdown-mid-request');
+      await replaceWorker();
+    },
+  },
+];
+
+/** The workflow id a scenario's call runs under. */
+export function scenarioWorkflowId(scenario: ReplayScenario): string {
+  return `replay-${scenario.name}`;
+}
