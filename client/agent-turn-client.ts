@@ -13,6 +13,7 @@ import {
 import type { AgentTurnInput, AgentTurnResult } from '../workflows/turn-types.js';
 import { billedTotals } from '../workflows/call-summary.js';
 import type { AgentTurnPartial, TurnStep } from '../workflows/turn-types.js';
+import { fetchRunChain, runLinks } from './history-chain.js';
 import { firstPayload } from './history-events.js';
 import { readCallHistory } from './history-reader.js';
 import type { CallHistory } from './history-reader.js';
@@ -72,23 +73,15 @@ export interface TurnHistory {
 }
 
 /**
- * Reads a turn across its chain of runs: the latest run's history, then each run it continued from
- * (`continuedExecutionRunId`), each read by `readCallHistory`. A turn that stopped at its deadline during a
- * model call completes with a result, not a `ModelCallFailed`, so that call's last action is taken from the
- * result's `lastDecision`.
+ * Reads a turn across its chain of runs (`fetchRunChain`: the latest run and the runs it continued from), each
+ * run read by `readCallHistory`. A turn that stopped at its deadline during a model call completes with a
+ * result, not a `ModelCallFailed`, so that call's last action is taken from the result's `lastDecision`.
  */
 export async function readTurnHistory(client: Client, workflowId: string): Promise<TurnHistory> {
-  const runs: { runId: string; history: temporal.api.history.v1.IHistory }[] = [];
-  let runId: string | undefined;
-  for (;;) {
-    const handle = client.workflow.getHandle(workflowId, runId);
-    const history = await handle.fetchHistory();
-    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    runs.unshift({ runId: runId ?? (await handle.describe()).runId, history });
-    const previous = started?.continuedExecutionRunId;
-    if (!previous) break;
-    runId = previous;
-  }
+  const runs = (await fetchRunChain(client, workflowId)).map((history) => ({
+    runId: runLinks(history).runId ?? '',
+    history,
+  }));
   const read = runs.map((r) => readCallHistory(r.history));
   const partial = failurePartial(runs.at(-1)?.history);
   const last = read.at(-1) as CallHistory;

@@ -9,7 +9,7 @@ import {
 import type { CallReport } from './call-report.js';
 
 /** The workflow types `model-retry list` shows: model-retry's own workflows, which set the search attributes. */
-export const LISTED_WORKFLOW_TYPES: readonly string[] = ['modelCallWorkflow'];
+export const LISTED_WORKFLOW_TYPES: readonly string[] = ['modelCallWorkflow', 'agentTurnWorkflow'];
 
 /** One run as `model-retry list` shows it. */
 export interface RunSummary {
@@ -39,7 +39,7 @@ const STATUS: Record<string, RunSummary['status']> = {
 
 /**
  * The visibility query `list` sends: our workflow types, and the user's query (if any) in parentheses, e.g.
- * `WorkflowType = 'modelCallWorkflow' AND (ModelRetryStopReason = 'deadline')`.
+ * `WorkflowType IN ('modelCallWorkflow', 'agentTurnWorkflow') AND (ModelRetryStopReason = 'deadline')`.
  */
 export function listQuery(userQuery?: string): string {
   const types = LISTED_WORKFLOW_TYPES.map((t) => `'${t}'`);

@@ -25,9 +25,10 @@ export interface RunMeta {
 }
 
 /**
- * Reads a chain's names and times from its histories (oldest first). The deadline comes from the retry plan in
- * the first run's input (`{ retry: { deadline | deadlineInMs, reserveMs } }`, as a `modelCallWorkflow` takes
- * it), resolved against the start of the chain as the workflow resolves it.
+ * Reads a chain's names and times from its histories (oldest first). The deadline comes from the first run's
+ * input: the retry plan (`{ retry: { deadline | deadlineInMs, reserveMs } }`, as a `modelCallWorkflow` takes
+ * it) or an agent turn's top-level `deadline | deadlineInMs, reserveMs`, resolved against the start of the chain
+ * as the workflow resolves it.
  */
 export function readRunMeta(histories: readonly History[]): RunMeta {
   const first = histories[0]?.events ?? [];
@@ -52,14 +53,28 @@ export function readRunMeta(histories: readonly History[]): RunMeta {
 }
 
 function deadlineOf(input: unknown, startedAt: number): Pick<RunMeta, 'deadlineMs' | 'reserveMs'> {
-  const retry =
-    typeof input === 'object' && input !== null ? (input as { retry?: unknown }).retry : undefined;
+  const retry = typeof input === 'object' && input !== null ? turnRetry(input) : undefined;
   try {
     const plan = validatePlan(retry, { nowMs: startedAt, chainStartMs: startedAt, atSubmission: false });
     return plan.deadlineMs !== undefined ? { deadlineMs: plan.deadlineMs, reserveMs: plan.reserveMs } : {};
   } catch {
     return {};
   }
+}
+
+/**
+ * The retry plan whose deadline counts: a call's `retry`, or for an agent turn (whose deadline and reserve are
+ * top-level: `deadline`/`deadlineInMs`, `reserveMs`) its `retry` with those put in.
+ */
+function turnRetry(input: object): unknown {
+  const { retry, deadline, deadlineInMs, reserveMs } = input as Record<string, unknown>;
+  const top = {
+    ...(deadline !== undefined ? { deadline } : {}),
+    ...(deadlineInMs !== undefined ? { deadlineInMs } : {}),
+    ...(reserveMs !== undefined ? { reserveMs } : {}),
+  };
+  if (Object.keys(top).length === 0) return retry;
+  return { ...(typeof retry === 'object' && retry !== null ? retry : {}), ...top };
 }
 
 function isClose(event: temporal.api.history.v1.IHistoryEvent): boolean {

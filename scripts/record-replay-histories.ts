@@ -14,6 +14,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
 import { createProviderRegistry } from '../activities/providers.js';
+import { readTurnHistory, startAgentTurn } from '../client/agent-turn-client.js';
 import { readCallHistory } from '../client/history-reader.js';
 import { startModelCall } from '../client/model-call-client.js';
 import { startDevServer } from '../worker/dev-server.js';
@@ -21,6 +22,8 @@ import { startLoopbackProvider } from '../worker/loopback/index.js';
 import type { LoopbackProvider } from '../worker/loopback/index.js';
 import { createModelRetryWorker, workflowsPath } from '../worker/worker.js';
 import { attemptsQuery } from '../workflows/call-log.js';
+import type { AttemptRecord, ModelCallInput } from '../workflows/call-types.js';
+import type { AgentTurnInput } from '../workflows/turn-types.js';
 import { REPLAY_SCENARIOS, scenarioWorkflowId } from '../test/replay/scenarios.js';
 import type { ReplayScenario } from '../test/replay/scenarios.js';
 
@@ -94,10 +97,16 @@ async function record(scenario: ReplayScenario, env: Env): Promise<string> {
   const taskQueue = `replay-record-${randomUUID()}`;
   for (const [model, steps] of Object.entries(scenario.scripts)) env.lp.script(model, steps);
   let current = await env.startWorker(taskQueue);
-  const handle = await startModelCall(env.client, scenario.input, {
-    taskQueue,
-    workflowId: scenarioWorkflowId(scenario),
-  });
+  const options = { taskQueue, workflowId: scenarioWorkflowId(scenario) };
+  if (scenario.workflow === 'agentTurnWorkflow') {
+    try {
+      return await recordTurn(scenario, env, options);
+    } finally {
+      current.worker.shutdown();
+      await current.done;
+    }
+  }
+  const handle = await startModelCall(env.client, scenario.input as ModelCallInput, options);
   try {
     await scenario.drive?.({
       client: env.client,
@@ -112,26 +121,50 @@ async function record(scenario: ReplayScenario, env: Env): Promise<string> {
     await handle.result().catch(() => undefined);
     const history = await handle.fetchHistory();
     const read = readCallHistory(history);
-    const problems: string[] = [];
-    if (read.stopReason !== scenario.expected) {
-      problems.push(`stopped with ${read.stopReason ?? read.status}, expected ${scenario.expected}`);
-    }
-    if (JSON.stringify(read.attempts) !== JSON.stringify(await handle.query(attemptsQuery))) {
-      problems.push('the records rebuilt from history differ from the `attempts` query');
-    }
-    await env.lp.idle();
-    for (const model of Object.keys(scenario.scripts)) {
-      const attempts = read.attempts.filter((r) => r.model === `local:${model}`).length;
-      if (env.lp.requestCount(model) !== attempts) {
-        problems.push(`${model}: ${env.lp.requestCount(model)} requests for ${attempts} attempts`);
-      }
-    }
-    if (problems.length > 0) throw new Error(`scenario ${scenario.name}: ${problems.join('; ')}`);
+    await check(scenario, env, read, await handle.query(attemptsQuery));
     return historyToJSON(history);
   } finally {
     current.worker.shutdown();
     await current.done;
   }
+}
+
+/** Runs an agent turn scenario (one run: a turn that continues as new has no single history to record). */
+async function recordTurn(
+  scenario: ReplayScenario,
+  env: Env,
+  options: { taskQueue: string; workflowId: string },
+): Promise<string> {
+  const handle = await startAgentTurn(env.client, scenario.input as AgentTurnInput, options);
+  await handle.result().catch(() => undefined);
+  const read = await readTurnHistory(env.client, options.workflowId);
+  if (read.runIds.length !== 1) throw new Error(`scenario ${scenario.name}: ${read.runIds.length} runs`);
+  await check(scenario, env, read, await handle.query(attemptsQuery));
+  return historyToJSON(await handle.fetchHistory());
+}
+
+/** Checks that a scenario ended as expected, its records match its query, and every request is an attempt. */
+async function check(
+  scenario: ReplayScenario,
+  env: Env,
+  read: { stopReason?: string; status: string; attempts: readonly AttemptRecord[] },
+  queried: unknown,
+): Promise<void> {
+  const problems: string[] = [];
+  if (read.stopReason !== scenario.expected) {
+    problems.push(`stopped with ${read.stopReason ?? read.status}, expected ${scenario.expected}`);
+  }
+  if (JSON.stringify(read.attempts) !== JSON.stringify(queried)) {
+    problems.push('the records rebuilt from history differ from the `attempts` query');
+  }
+  await env.lp.idle();
+  for (const model of Object.keys(scenario.scripts)) {
+    const attempts = read.attempts.filter((r) => r.model === `local:${model}`).length;
+    if (env.lp.requestCount(model) !== attempts) {
+      problems.push(`${model}: ${env.lp.requestCount(model)} requests for ${attempts} attempts`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`scenario ${scenario.name}: ${problems.join('; ')}`);
 }
 
 main(process.argv.slice(2)).then(

@@ -6,15 +6,17 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import { fitsDeadline, InvalidRetryPlanError } from '../policy/index.js';
+import { fitsDeadline } from '../policy/index.js';
 import type { ResolvedPlan, StopReason } from '../policy/index.js';
 import type { ChatMessage } from '../activities/model-request-types.js';
 import type { ToolActivities, TurnToolDefinition } from '../activities/tools/types.js';
 import { callCount, resumeCallCount } from './call-log.js';
 import { backendsOf } from './call-input.js';
-import { INVALID_RETRY_PLAN, MODEL_CALL_FAILED } from './call-types.js';
+import { recordStop, stopReasonOf } from './call-stop.js';
+import { MODEL_CALL_FAILED } from './call-types.js';
 import type { ModelCallFailedDetails, ModelCallResult } from './call-types.js';
 import { callModel } from './model-call.js';
+import { inputFailure } from './input-failure.js';
 import {
   DEFAULT_MAX_STEPS,
   InvalidAgentTurnInputError,
@@ -36,11 +38,28 @@ import type { AgentTurnInput, AgentTurnResult, TurnEnd, TurnStep } from './turn-
  * (ids `<callId>.tool.<n>`). Ends with a final answer (`succeeded`), after `maxSteps` model calls
  * (`max-steps`) or at the deadline with the reserve left (`deadline`), returning an `AgentTurnResult`; fails
  * with `ModelCallFailed` when a model call stops otherwise, with `AgentTurnToolFatal` on a fatal tool failure,
- * and ends CANCELED when cancelled. Continues as new when Temporal suggests it, at a step boundary.
+ * and ends CANCELED when cancelled. Continues as new when Temporal suggests it, at a step boundary. When it
+ * stops (not when it continues as new) it sets the run's search attributes once, over every attempt of the chain
+ * (see `recordStop`).
  */
 export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTurnResult> {
   const turn = openTurn(input);
   turn.register();
+  let result: AgentTurnResult;
+  try {
+    result = await runTurn(input, turn);
+  } catch (error) {
+    // Continue-as-new is no stop (no stop reason); an input refused without a stop reason is not recorded either.
+    const reason = turn.stopReason ?? stopReasonOf(error);
+    if (reason) await recordStop(reason, turn.attempts());
+    throw error;
+  }
+  await recordStop(result.stopReason, turn.attempts());
+  return result;
+}
+
+/** The turn's loop (see `agentTurnWorkflow`), on a turn already opened. */
+async function runTurn(input: AgentTurnInput, turn: TurnState): Promise<AgentTurnResult> {
   if (input.carried === undefined && input.tools && input.tools.length > 0)
     turn.tools = await describeTools(input.tools);
   const backends = backendsOf({ model: input.model });
@@ -160,23 +179,7 @@ function openTurn(input: AgentTurnInput): TurnState {
     const messages: ChatMessage[] = turnMessages(input);
     return new TurnState(plan, input.maxSteps ?? DEFAULT_MAX_STEPS, messages.length, messages, {}, []);
   } catch (error) {
-    if (error instanceof InvalidRetryPlanError) {
-      throw ApplicationFailure.create({
-        type: INVALID_RETRY_PLAN,
-        nonRetryable: true,
-        message: error.message,
-        details: [{ field: error.field, problems: error.problems }],
-      });
-    }
-    if (error instanceof InvalidAgentTurnInputError) {
-      throw ApplicationFailure.create({
-        type: INVALID_AGENT_TURN_INPUT,
-        nonRetryable: true,
-        message: error.message,
-        details: [{ field: error.field }],
-      });
-    }
-    throw error;
+    throw inputFailure(error, InvalidAgentTurnInputError, INVALID_AGENT_TURN_INPUT);
   }
 }
 

@@ -4,7 +4,6 @@ import {
   decide,
   fitsDeadline,
   initialState,
-  InvalidRetryPlanError,
   resolveAction,
   scheduleToCloseMs,
   startDecision,
@@ -19,12 +18,13 @@ import type {
 } from '../activities/model-request-types.js';
 import type { ModelRequestActivities } from '../activities/model-request-activity-types.js';
 import { outcomeOf } from './attempt-outcome.js';
+import { inputFailure } from './input-failure.js';
 import { nextCallId, openCallEntry } from './call-log.js';
 import { attemptLine, billedTotals, iso, waitSummary } from './call-summary.js';
 import { seededState, shareNotBefore, startWithNotBefore } from './turn-not-before.js';
 import type { SharedNotBefore } from './turn-not-before.js';
 import { backendsOf, InvalidModelCallInputError, messagesOf, validateCallInput } from './call-input.js';
-import { INVALID_MODEL_CALL_INPUT, INVALID_RETRY_PLAN, MODEL_CALL_FAILED } from './call-types.js';
+import { INVALID_MODEL_CALL_INPUT, MODEL_CALL_FAILED } from './call-types.js';
 import type {
   AttemptRecord,
   CallStatus,
@@ -208,23 +208,7 @@ function prepare(
       });
     return { plan, backends: backendsOf(input), messages: messagesOf(input) };
   } catch (error) {
-    if (error instanceof InvalidRetryPlanError) {
-      throw ApplicationFailure.create({
-        type: INVALID_RETRY_PLAN,
-        nonRetryable: true,
-        message: error.message,
-        details: [{ field: error.field, problems: error.problems }],
-      });
-    }
-    if (error instanceof InvalidModelCallInputError) {
-      throw ApplicationFailure.create({
-        type: INVALID_MODEL_CALL_INPUT,
-        nonRetryable: true,
-        message: error.message,
-        details: [{ field: error.field }],
-      });
-    }
-    throw error;
+    throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
   }
 }
 

@@ -13,7 +13,8 @@ Commands:
   cancel    Cancel a call by its workflow id and wait until it has closed.
   history   The attempts of a call rebuilt from its event history alone (by workflow id, or --file EXPORT);
             --html FILE draws them as a timeline page.
-  list      Model calls found by their search attributes (--query "ModelRetryStopReason = 'deadline'").
+  list      Model calls and agent turns found by their search attributes
+            (--query "ModelRetryStopReason = 'deadline'").
   help      Show this help, or \`model-retry help <command>\`.
 
 Connection settings follow Temporal's conventions: TEMPORAL_ADDRESS (default localhost:7233),
@@ -45,7 +46,7 @@ Options:
 
 At start the worker checks that model-retry's search attributes are registered on the namespace; if not, it
 warns with the \`temporal operator search-attribute create\` command that registers them and runs anyway
-(calls then do not set them, and \`model-retry list\` cannot find runs by stop reason).
+(calls and turns then do not set them, and \`model-retry list\` cannot find runs by stop reason).
 
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE.
 `;
@@ -148,7 +149,7 @@ and takes effect when a worker picks it up).
 
 export const LIST_HELP = `Usage: model-retry list [--query QUERY] [--limit N] [--json]
 
-Lists model-retry's runs (modelCallWorkflow) from Temporal's visibility store, newest first, with the search
+Lists model-retry's runs (modelCallWorkflow, agentTurnWorkflow) from Temporal's visibility store, newest first, with the search
 attributes they set when they stopped: stop reason, attempts, models tried, last failure class.
 
 Options:

@@ -11,6 +11,7 @@ import type { DevServer } from '../../worker/dev-server.js';
 import { fail, ok, startLoopbackProvider, toolCall } from '../../worker/loopback/index.js';
 import type { LoopbackProvider } from '../../worker/loopback/index.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
+import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../workflows/search-attributes.js';
 import { turnStatusQuery } from '../../workflows/turn-state.js';
 import { runTurn } from '../harness/agent-turn.js';
 import type { TurnFixture } from '../harness/agent-turn.js';
@@ -119,9 +120,22 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     expect(run.result?.deadline).toBe(new Date(first.startTime.getTime() + 300_000).toISOString());
     expect((await run.handle.query(turnStatusQuery)).deadline).toBe(run.result?.deadline);
 
+    // The search attributes are set once, by the run that stopped, over the attempts of every run.
+    const upserts: number[] = [];
     for (const runId of run.history.runIds) {
       const handle = fx.temporal.client.workflow.getHandle(run.handle.workflowId, runId);
-      fx.histories.push({ workflowId: run.handle.workflowId, history: await handle.fetchHistory() });
+      const history = await handle.fetchHistory();
+      upserts.push(
+        (history.events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length,
+      );
+      fx.histories.push({ workflowId: run.handle.workflowId, history });
     }
+    expect(upserts).toEqual([...run.history.runIds.slice(1).map(() => 0), 1]);
+    const sa = (await run.handle.describe()).typedSearchAttributes;
+    expect([sa.get(STOP_REASON), sa.get(ATTEMPT_COUNT), sa.get(LAST_FAILURE_CLASS)]).toEqual([
+      'succeeded',
+      9,
+      'ServerError',
+    ]);
   });
 });

@@ -1,12 +1,20 @@
 /**
  * A deliberately incompatible change, for the replay test only: `modelCallWorkflow` (same workflow type name)
- * that starts a timer before the first attempt. Every recorded history must fail to replay against it.
+ * that starts a timer before the first attempt, and likewise `agentTurnWorkflow`. Every recorded history must fail to replay against it.
  */
 import { sleep } from '@temporalio/workflow';
 import { modelCallWorkflow as current } from '../../workflows/model-call-workflow.js';
 import type { ModelCallInput, ModelCallResult } from '../../workflows/call-types.js';
+import { agentTurnWorkflow as currentTurn } from '../../workflows/agent-turn.js';
+import type { AgentTurnInput, AgentTurnResult } from '../../workflows/turn-types.js';
 
 export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCallResult> {
   await sleep(1);
   return current(input);
+}
+
+/** `agentTurnWorkflow` (same type name), with a timer before its first step. */
+export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTurnResult> {
+  await sleep(1);
+  return currentTurn(input);
 }

@@ -1,10 +1,11 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { fail, hang, malformed, ok, rateLimited, slow } from '../../worker/loopback/index.js';
+import { fail, hang, malformed, ok, rateLimited, slow, toolCall } from '../../worker/loopback/index.js';
 import type { LoopbackProvider, Step } from '../../worker/loopback/index.js';
 import { statusQuery } from '../../workflows/call-log.js';
 import type { StopReason } from '../../policy/index.js';
 import type { ModelCallInput } from '../../workflows/call-types.js';
 import type { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
+import type { AgentTurnInput } from '../../workflows/turn-types.js';
 import { until } from '../harness/processes.js';
 
 /** What a scenario's `drive` may do to its call while it runs. */
@@ -25,16 +26,22 @@ export interface ReplayScenario {
   name: string;
   /** Provider scripts by model id. */
   scripts: Record<string, Step[]>;
-  input: ModelCallInput;
+  /** The workflow the scenario runs: a call (`modelCallWorkflow`, the default) or an agent turn. */
+  workflow?: 'modelCallWorkflow' | 'agentTurnWorkflow';
+  /** A `ModelCallInput`, or an `AgentTurnInput` when `workflow` is `agentTurnWorkflow`. */
+  input: ModelCallInput | AgentTurnInput;
   /** How the call ends: a stop reason, or `cancelled`. */
   expected: StopReason;
-  /** Acts on the call while it runs (cancel it, take its worker away). */
+  /** Acts on the call while it runs (cancel it, take its worker away); calls only. */
   drive?: (ctx: ScenarioContext) => Promise<void>;
 }
 
 const local = (id: string) => `local:${id}`;
 
-/** The scenario set of test/integration/model-call-*.test.ts, as far as their histories differ in shape. */
+/**
+ * The scenario set of test/integration/model-call-*.test.ts, as far as their histories differ in shape, and an
+ * agent turn's (test/integration/agent-turn-*.test.ts).
+ */
 export const REPLAY_SCENARIOS: readonly ReplayScenario[] = [
   {
     name: 'success-after-failures',
@@ -139,6 +146,20 @@ export const REPLAY_SCENARIOS: readonly ReplayScenario[] = [
       await lp.waitForRequests(1, 'worker-shutdown-mid-request');
       await replaceWorker();
     },
+  },
+  {
+    name: 'turn-tool-and-502',
+    workflow: 'agentTurnWorkflow',
+    scripts: {
+      'turn-tool-and-502': [toolCall('calculator', { expression: '6 * 7' }), fail(502), ok('It is 42.')],
+    },
+    input: {
+      model: local('turn-tool-and-502'),
+      prompt: 'What is 6 times 7?',
+      tools: ['calculator'],
+      retry: { waits: [10] },
+    },
+    expected: 'succeeded',
   },
 ];
 
