@@ -112,7 +112,7 @@ function readExport(file: string): History {
 /** The readable form of a call report: status, the attempt timeline, the answer and what was billed. */
 export function describeReport(report: CallReport): string[] {
   const lines = [
-    `${report.workflowId}: ${report.status}${report.stopReason ? ` (${report.stopReason})` : ''}`,
+    `${report.workflowId}: ${report.status}${report.stopReason && report.stopReason !== report.status ? ` (${report.stopReason})` : ''}`,
   ];
   if (report.attempts.length === 0) lines.push('  no attempt was made');
   for (const line of formatTimeline(report.attempts)) lines.push(`  ${line}`);

@@ -60,7 +60,7 @@ describe('model-retry history: after the worker is gone, from exports, as an HTM
     const readable = await runCli(['history', run.workflowId], env());
     expect(readable.code, readable.stderr).toBe(0);
     const lines = readable.stdout.split('\n');
-    expect(lines[0]).toBe(`${run.workflowId}: succeeded (succeeded)`);
+    expect(lines[0]).toBe(`${run.workflowId}: succeeded`);
     expect(lines[1]).toMatch(
       /^ {2}c1\.1 +\[0\] local:\S+ +ServerError 502 +\d+ ms +-> retry-same, next in 20 ms$/,
     );
