@@ -28,7 +28,7 @@ import { REPLAY_SCENARIOS, scenarioWorkflowId } from '../test/replay/scenarios.j
 import type { ReplayScenario } from '../test/replay/scenarios.js';
 
 const HISTORIES_DIR = fileURLToPath(new URL('../test/replay/histories/', import.meta.url));
-const KEY = 'sk-replay-record-0123456789abcdefghijklmnop';
+const KEY = 'replay-record-loopback-key';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 
