@@ -1,6 +1,6 @@
-import { WorkflowFailedError } from '@temporalio/client';
+import { settle } from './settle.js';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
 import { expect } from 'vitest';
 import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.js';
 import type { TurnHistory } from '../../client/agent-turn-client.js';
@@ -50,14 +50,7 @@ export async function finishTurn(
   fx: TurnFixture,
   handle: WorkflowHandle<typeof agentTurnWorkflow>,
 ): Promise<TurnRun> {
-  let result: AgentTurnResult | undefined;
-  let failure: ApplicationFailure | undefined;
-  try {
-    result = await handle.result();
-  } catch (error) {
-    if (!(error instanceof WorkflowFailedError) || !(error.cause instanceof ApplicationFailure)) throw error;
-    failure = error.cause;
-  }
+  const { result, failure } = await settle(handle);
   const records = await handle.query(attemptsQuery);
   const status = await handle.query(turnStatusQuery);
   const history = await readTurnHistory(fx.temporal.client, handle.workflowId);

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { settle } from './settle.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { expect } from 'vitest';
 import { readCallHistory } from '../../client/history-reader.js';
@@ -115,14 +116,7 @@ export async function settleCall(
   lp: LoopbackProvider,
   handle: WorkflowHandle<typeof modelCallWorkflow>,
 ): Promise<SettledCall> {
-  let result: ModelCallResult | undefined;
-  let failure: ApplicationFailure | undefined;
-  try {
-    result = await handle.result();
-  } catch (error) {
-    if (!(error instanceof WorkflowFailedError) || !(error.cause instanceof ApplicationFailure)) throw error;
-    failure = error.cause;
-  }
+  const { result, failure } = await settle(handle);
   const records = await handle.query(attemptsQuery);
   const history = await handle.fetchHistory();
   expect(readCallHistory(history).attempts, handle.workflowId).toEqual(records);

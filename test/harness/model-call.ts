@@ -1,6 +1,6 @@
-import { WorkflowFailedError } from '@temporalio/client';
+import { settle } from './settle.js';
 import type { WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { temporal } from '@temporalio/proto';
 import { expect } from 'vitest';
@@ -96,14 +96,7 @@ export async function finishCall(
   fx: ModelCallFixture,
   handle: WorkflowHandle<typeof modelCallWorkflow>,
 ): Promise<CallRun> {
-  let result: ModelCallResult | undefined;
-  let failure: ApplicationFailure | undefined;
-  try {
-    result = await handle.result();
-  } catch (error) {
-    if (!(error instanceof WorkflowFailedError) || !(error.cause instanceof ApplicationFailure)) throw error;
-    failure = error.cause;
-  }
+  const { result, failure } = await settle(handle);
   const records = await handle.query(attemptsQuery);
   const history = await handle.fetchHistory();
   fx.histories.push({ workflowId: handle.workflowId, history });
