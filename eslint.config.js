@@ -77,7 +77,7 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
-  { files: ['workflows/**/*.ts', 'policy/**/*.ts'], rules: sandboxBan },
+  { files: ['workflows/**/*.ts', 'policy/**/*.ts', 'bench/workflows/**/*.ts'], rules: sandboxBan },
   {
     files: ['policy/**/*.ts'],
     rules: {

@@ -23,7 +23,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/harness/global-setup.ts'],
-          setupFiles: ['test/harness/setup-runtime.ts'],
+          // no-secrets-setup: after each file, its workflows' histories are scanned for the test credentials.
+          setupFiles: ['test/harness/setup-runtime.ts', 'test/harness/no-secrets-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

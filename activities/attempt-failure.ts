@@ -8,7 +8,7 @@ import { ApplicationFailureCategory } from '@temporalio/common';
 import { failureOf } from '../policy/index.js';
 import type { Observation } from '../policy/index.js';
 import type { AttemptFailureDetails } from './model-request-types.js';
-import { boundedMessage } from './scrub.js';
+import { boundedCode, boundedMessage } from './scrub.js';
 
 /** When the attempt started and ended (ISO). */
 export interface AttemptTimes {
@@ -16,9 +16,10 @@ export interface AttemptTimes {
   endedAt: string;
 }
 
-/** The code a record shows: the provider's code, else its error type, else the socket code. */
-function codeOf(o: Observation): string | undefined {
-  return o.providerCode ?? o.providerType ?? o.socketCode;
+/** The code a record shows: the provider's code, else its error type, else the socket code; scrubbed, bounded. */
+function codeOf(o: Observation, secrets: readonly string[]): string | undefined {
+  const code = o.providerCode ?? o.providerType ?? o.socketCode;
+  return code === undefined ? undefined : boundedCode(code, secrets);
 }
 
 /**
@@ -33,7 +34,7 @@ export function failureDetails(
   nowMs: number,
 ): AttemptFailureDetails {
   const failure = failureOf(observation, nowMs);
-  const code = codeOf(observation);
+  const code = codeOf(observation, secrets);
   const message = boundedMessage(rawMessage, secrets) || failure.class;
   return {
     class: failure.class,

@@ -4,6 +4,7 @@
 import { createHarnessActivities } from './harness.js';
 import { createModelRequest } from './model-request.js';
 import { withAttemptMetrics } from './attempt-metrics.js';
+import { withResultLimit } from './result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
 import { providersFromEnv } from './providers.js';
 import type { Env, ProviderRegistry } from './providers.js';
@@ -12,9 +13,10 @@ import type { ToolSpec } from './tools/index.js';
 
 export interface ActivityDeps {
   /**
-   * The provider registry. When absent, it is loaded from the file named by `MODEL_RETRY_PROVIDERS` (in
-   * `env`) at the first model request, so a worker without providers still starts; a load that fails makes
-   * that attempt `Misconfigured` and is tried again at the next one.
+   * The provider registry. When absent, it is loaded now from the file named by `MODEL_RETRY_PROVIDERS` (in
+   * `env`), or holds the built-in `openai` and `anthropic` only when that is unset. A file that cannot be read
+   * or used throws `ProvidersConfigError` (naming the file and each problem), so the worker refuses to start
+   * instead of failing every call it picks up.
    */
   providers?: ProviderRegistry;
   /** The environment provider keys (and `MODEL_RETRY_PROVIDERS`) are read from. @default process.env */
@@ -29,16 +31,20 @@ export interface ActivityDeps {
   builtinTools?: boolean;
 }
 
+/**
+ * Every activity model-retry's workflows call, for a worker's `activities`.
+ * @throws ProvidersConfigError when `deps.providers` is absent and `MODEL_RETRY_PROVIDERS` names a bad file.
+ */
 export function createActivities(deps: ActivityDeps = {}) {
-  let registry = deps.providers;
-  const providers = (): ProviderRegistry => (registry ??= providersFromEnv(deps.env ?? process.env));
+  const registry = deps.providers ?? providersFromEnv(deps.env ?? process.env);
+  const providers = (): ProviderRegistry => registry;
   const tools =
     deps.tools instanceof ToolRegistry
       ? deps.tools
       : new ToolRegistry(deps.tools ?? {}, { builtins: deps.builtinTools !== false });
   return {
     ...createHarnessActivities(),
-    modelRequest: withAttemptMetrics(createModelRequest({ providers })),
+    modelRequest: withAttemptMetrics(withResultLimit(createModelRequest({ providers }))),
     ...createSearchAttributeActivities(),
     ...createToolActivities({ registry: () => tools }),
   };

@@ -75,6 +75,8 @@ export interface ModelRequestInput {
   timeoutMs: number;
   /** Absent on a call's first attempt. */
   after?: AttemptCause;
+  /** Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. */
+  stream?: { batchMs: number };
 }
 
 /** A successful attempt (`modelRequest`'s result). */
@@ -92,6 +94,8 @@ export interface ModelRequestResult {
   /** ISO times the activity started and finished the request. */
   startedAt: string;
   endedAt: string;
+  /** Whether the worker knows model-retry's search attributes to be registered (absent: it does not know). */
+  searchAttributesReady?: boolean;
 }
 
 /**
@@ -112,6 +116,8 @@ export interface AttemptFailureDetails {
   endedAt: string;
   /** Usage the provider reported although the attempt failed (e.g. an empty or filtered answer): it was billed. */
   usage?: Usage;
+  /** As `ModelRequestResult.searchAttributesReady`. */
+  searchAttributesReady?: boolean;
 }
 
 /** What the attempt heartbeats while it waits for the provider (readable after a heartbeat timeout). */

@@ -24,7 +24,11 @@ import { ProvidersConfigError } from './provider-config.js';
 import { MisconfiguredError } from './providers.js';
 import type { ProviderRegistry, ResolvedModel } from './providers.js';
 import { requestSignal } from './request-signal.js';
+import { knownSearchAttributesReady } from './search-attributes.js';
 import { successOf, unusableAnswer, usageOf } from './result.js';
+import { createDeltaPublisher } from './delta-publisher.js';
+import type { DeltaPublisher, StreamClientFactory } from './delta-publisher.js';
+import { observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -35,6 +39,8 @@ export interface ModelRequestDeps {
   providers: () => ProviderRegistry;
   /** The clock, in ms since the epoch. @default Date.now */
   now?: () => number;
+  /** How a streamed attempt reaches its workflow's stream. @default the activity's own workflow */
+  streamClient?: StreamClientFactory;
 }
 
 /** Builds the `modelRequest` activity. */
@@ -45,17 +51,24 @@ export function createModelRequest(deps: ModelRequestDeps) {
    * One attempt of a model call: resolves `input.model`, sends the request with `X-Request-Id`, and returns
    * the answer. Fails with a non-retryable `ApplicationFailure` whose `type` is the failure class; rethrows
    * the `CancelledFailure` when the workflow cancelled it; fails as `WorkerLost` when the worker shut down.
+   * A streamed attempt (`input.stream`) publishes its text deltas as they arrive; whether any reached the
+   * workflow is for the workflow to tell from its stream log, so the failure is classified as usual.
    */
   return async function modelRequest(input: ModelRequestInput): Promise<ModelRequestResult> {
     const ctx = Context.current();
     const startedAt = new Date(now()).toISOString();
+    const ready = knownSearchAttributesReady(ctx.info.namespace);
+    const sa = ready === undefined ? {} : { searchAttributesReady: ready };
     const stopHeartbeat = startHeartbeat(ctx, { startedAt } satisfies AttemptHeartbeat);
     let secrets: readonly string[] = [];
+    const publisher: DeltaPublisher | undefined = input.stream
+      ? createDeltaPublisher(input.modelCallId, input.stream.batchMs, deps.streamClient)
+      : undefined;
     const failed = (observed: ObservedError, usage?: Usage): Error => {
       const endMs = now();
       const times: AttemptTimes = { startedAt, endedAt: new Date(endMs).toISOString() };
       const details = failureDetails(observed.observation, observed.message, secrets, times, endMs);
-      return attemptFailure(usage === undefined ? details : { ...details, usage });
+      return attemptFailure({ ...details, ...(usage === undefined ? {} : { usage }), ...sa });
     };
     const cancelled = (): Error => {
       const outcome = cancellationOutcome(ctx);
@@ -75,14 +88,18 @@ export function createModelRequest(deps: ModelRequestDeps) {
       const request = requestSignal(ctx.cancellationSignal, input.timeoutMs);
       let result: LanguageModelV4GenerateResult;
       try {
-        result = await resolved.model.doGenerate({
+        const options = {
           prompt: toPrompt(input.messages),
           ...(input.tools === undefined || input.tools.length === 0 ? {} : { tools: toTools(input.tools) }),
           ...toSettings(input.settings),
           abortSignal: request.signal,
           headers: { [REQUEST_ID_HEADER]: `${input.workflowId}/${input.modelCallId}` },
-        });
+        };
+        result = publisher
+          ? await streamAnswer(resolved.model, options, publisher)
+          : await resolved.model.doGenerate(options);
       } catch (error) {
+        await publisher?.abandon();
         if (ctx.cancellationSignal.aborted) throw cancelled();
         if (request.stoppedBy() === 'timeout') {
           throw failed({
@@ -90,15 +107,21 @@ export function createModelRequest(deps: ModelRequestDeps) {
             message: `no complete answer within ${input.timeoutMs} ms (the attempt's request timeout)`,
           });
         }
-        throw failed(refine(resolved, error, observeError(error)));
+        const observed = error instanceof StreamErrorPart ? observeStreamError(error) : observeError(error);
+        throw failed(refine(resolved, error, observed));
       } finally {
         request.dispose();
       }
 
       const unusable = unusableAnswer(result);
       // A 2xx that is still a failure was billed: its usage goes with the failure.
-      if (unusable !== undefined) throw failed(unusable, usageOf(resolved, result));
-      return successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() });
+      if (unusable !== undefined) {
+        await publisher?.abandon();
+        throw failed(unusable, usageOf(resolved, result));
+      }
+      // The caller's stream holds the whole answer before the attempt reports it.
+      await publisher?.finish();
+      return { ...successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() }), ...sa };
     } finally {
       stopHeartbeat();
     }

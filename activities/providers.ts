@@ -10,6 +10,7 @@ import type { ProviderAdapter, ResponseReader } from './provider-adapters.js';
 import {
   BUILTIN_PROVIDERS,
   PROVIDER_NAME,
+  ProvidersConfigError,
   isHttpURL,
   parseProvidersConfig,
   readProvidersFile,
@@ -167,5 +168,10 @@ export function loadProvidersFile(
 export function providersFromEnv(env: Env = process.env): ProviderRegistry {
   const path = env[PROVIDERS_FILE_ENV];
   if (path === undefined || path.trim() === '') return createProviderRegistry({}, { env });
-  return loadProvidersFile(path, { env });
+  try {
+    return loadProvidersFile(path, { env });
+  } catch (error) {
+    if (!(error instanceof ProvidersConfigError)) throw error;
+    throw new ProvidersConfigError(`${path} (named by ${PROVIDERS_FILE_ENV})`, error.problems);
+  }
 }

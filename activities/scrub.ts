@@ -7,6 +7,9 @@
 /** The longest message a failure carries. */
 export const MAX_MESSAGE_CHARS = 300;
 
+/** The longest provider error code (or type) a failure carries: codes are identifiers, never prose. */
+export const MAX_CODE_CHARS = 100;
+
 const REDACTED = '[redacted]';
 
 /** Secrets shorter than this are not searched for (they would blank ordinary words). */
@@ -46,6 +49,19 @@ export function scrub(text: string, secrets: readonly string[] = []): string {
  * then cut to {@link MAX_MESSAGE_CHARS} with an ellipsis.
  */
 export function boundedMessage(text: string, secrets: readonly string[] = []): string {
+  return bounded(text, secrets, MAX_MESSAGE_CHARS);
+}
+
+/**
+ * A provider error code fit for history: scrubbed and cut like a message, to {@link MAX_CODE_CHARS}. The code
+ * comes from the provider's error body, which may hold anything (a proxy has been seen to put the rejected key
+ * there); classification reads the raw code, only the record's copy is bounded.
+ */
+export function boundedCode(code: string, secrets: readonly string[] = []): string {
+  return bounded(code, secrets, MAX_CODE_CHARS);
+}
+
+function bounded(text: string, secrets: readonly string[], max: number): string {
   const clean = scrub(text, secrets).replace(/\s+/g, ' ').trim();
-  return clean.length <= MAX_MESSAGE_CHARS ? clean : `${clean.slice(0, MAX_MESSAGE_CHARS - 1)}…`;
+  return clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`;
 }

@@ -93,6 +93,17 @@ export function rememberSearchAttributeCheck(namespace: string, ready: boolean, 
   known.set(namespace, { ready, at: now });
 }
 
+/**
+ * What this process already knows about `namespace`'s search attributes, without asking: `true` once a check
+ * found them ready, `false` while a recent check found them missing, else `undefined`. Attempts report it, so
+ * a call usually knows at its stop whether it may set them, without a local activity (and its marker event).
+ */
+export function knownSearchAttributesReady(namespace: string, now = Date.now()): boolean | undefined {
+  const seen = known.get(namespace);
+  if (!seen) return undefined;
+  return seen.ready || now - seen.at < RECHECK_MS ? seen.ready : undefined;
+}
+
 /** Builds the `searchAttributesReady` local activity (see `SearchAttributeActivities`). */
 export function createSearchAttributeActivities() {
   return {

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { AttemptRecord } from '../workflows/call-types.js';
+import { fetchDecodedHistory } from './decode-history.js';
 import { readCallHistory } from './history-reader.js';
 import type { CallHistory } from './history-reader.js';
 
@@ -56,10 +57,11 @@ export function runLinks(history: History): RunLinks {
 
 /**
  * Every run of the chain `workflowId` belongs to, oldest first: starting from `runId` (default the latest run),
- * back through the runs it continued from and on through the runs it continued as.
+ * back through the runs it continued from and on through the runs it continued as. Payloads are decoded with the
+ * client's codecs (`decodeHistory`).
  */
 export async function fetchRunChain(client: Client, workflowId: string, runId?: string): Promise<History[]> {
-  const fetch = (id?: string) => client.workflow.getHandle(workflowId, id).fetchHistory();
+  const fetch = (id?: string) => fetchDecodedHistory(client.workflow.getHandle(workflowId, id));
   const chain = [await fetch(runId)];
   for (let links = runLinks(chain[0] as History); links.previousRunId;) {
     const previous = await fetch(links.previousRunId);

@@ -42,6 +42,15 @@ export class HistoryIndex {
     return started ? eventTimeMs(started) : undefined;
   }
 
+  /** The id of the first `WorkflowTaskStarted` event after event `id`: the task that handled it. */
+  taskStartedAfter(id: unknown): number | undefined {
+    const from = idOf(id);
+    for (const e of this.events) {
+      if (idOf(e.eventId) > from && e.workflowTaskStartedEventAttributes) return idOf(e.eventId);
+    }
+    return undefined;
+  }
+
   /** The time workflow code saw when it first handled event `id`: the next completed workflow task's start. */
   taskTimeAfter(id: unknown): number | undefined {
     const from = idOf(id);

@@ -17,6 +17,7 @@ import { MODEL_CALL_FAILED } from '../workflows/call-types.js';
 import { iso, parseWaitSummary } from '../workflows/call-summary.js';
 import { isAction } from '../policy/index.js';
 import { firstPayload, HistoryIndex, idOf } from './history-events.js';
+import { StreamDeliveries } from './history-stream.js';
 import type { HistoryEvent } from './history-events.js';
 
 const ATTEMPT_ACTIVITY = 'modelRequest';
@@ -31,6 +32,8 @@ export interface CallHistory {
   result?: unknown;
   /** The message of the workflow's failure, when it failed. */
   failureMessage?: string;
+  /** A call that stopped `stream-interrupted`: the text that had reached the stream. */
+  partialText?: string;
 }
 
 /**
@@ -43,6 +46,8 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
   const attempts: AttemptRecord[] = [];
   const bySchedule = new Map<number, AttemptRecord>();
   const lastOfCall = new Map<string, AttemptRecord>();
+  const streamed = new Set<AttemptRecord>();
+  const deliveries = new StreamDeliveries(index.events);
   for (const event of index.events) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === ATTEMPT_ACTIVITY) {
@@ -64,6 +69,7 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
         outcome: 'running',
       };
       attempts.push(record);
+      if (input.stream) streamed.add(record);
       bySchedule.set(idOf(event.eventId), record);
       lastOfCall.set(input.callId, record);
       continue;
@@ -73,7 +79,9 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
       noteWait(event, attempts);
       continue;
     }
-    closeAttempt(event, bySchedule, index);
+    const closed = closeAttempt(event, bySchedule, index);
+    if (closed && streamed.has(closed))
+      noteDelivered(closed, deliveries, index.taskStartedAfter(event.eventId));
   }
   return { ...closeOfRun(index), attempts: withLastDecision(attempts, index) };
 }
@@ -92,11 +100,30 @@ function noteWait(event: HistoryEvent, attempts: AttemptRecord[]): void {
   if (named.action && isAction(named.action)) record.failure.action = named.action;
 }
 
+/**
+ * What a streamed attempt delivered, as the workflow saw it when it handled the attempt's end (every delta
+ * signalled before that workflow task): a failed attempt that delivered any is `StreamInterrupted`.
+ */
+function noteDelivered(
+  record: AttemptRecord,
+  deliveries: StreamDeliveries,
+  seenAt: number | undefined,
+): void {
+  const delivered = deliveries.before(record.modelCallId, seenAt ?? Number.MAX_SAFE_INTEGER);
+  record.streamedDeltas = delivered.deltas;
+  const failure = record.failure;
+  if (record.outcome !== 'failed' || !failure || delivered.deltas === 0) return;
+  failure.message = `${failure.class} after ${delivered.deltas} streamed deltas: ${failure.message}`;
+  failure.class = 'StreamInterrupted';
+  delete failure.retryAfterMs;
+}
+
+/** Closes the attempt an activity's end event belongs to; returns that attempt's record. */
 function closeAttempt(
   event: HistoryEvent,
   bySchedule: Map<number, AttemptRecord>,
   index: HistoryIndex,
-): void {
+): AttemptRecord | undefined {
   const completed = event.activityTaskCompletedEventAttributes;
   const failed = event.activityTaskFailedEventAttributes;
   const timedOut = event.activityTaskTimedOutEventAttributes;
@@ -104,12 +131,12 @@ function closeAttempt(
   const scheduledId = (completed ?? failed ?? timedOut ?? canceled)?.scheduledEventId;
   const record =
     scheduledId !== undefined && scheduledId !== null ? bySchedule.get(idOf(scheduledId)) : undefined;
-  if (!record) return;
+  if (!record) return undefined;
   const seenAt = () => iso(index.taskTimeAfter(event.eventId) ?? 0);
   if (completed) {
     const result = firstPayload<ModelRequestResult>(completed.result);
     record.outcome = 'succeeded';
-    if (!result) return;
+    if (!result) return record;
     record.startedAt = result.startedAt;
     record.endedAt = result.endedAt;
     if (result.usage) record.usage = result.usage;
@@ -145,6 +172,7 @@ function closeAttempt(
     record.outcome = 'cancelled';
     record.endedAt = details?.endedAt ?? seenAt();
   }
+  return record;
 }
 
 const TIMEOUT_TYPES = [
@@ -185,6 +213,7 @@ function closeOfRun(index: HistoryIndex): Omit<CallHistory, 'attempts'> {
       return {
         status: 'failed',
         ...(details ? { stopReason: details.stopReason } : {}),
+        ...(details?.partialText !== undefined ? { partialText: details.partialText } : {}),
         failureMessage: failed.failure?.message ?? '',
       };
     }

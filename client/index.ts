@@ -3,7 +3,9 @@
  */
 export { startModelCall, checkModelCall } from './model-call-client.js';
 export type { StartModelCallOptions } from './model-call-client.js';
+export { checkCallSize } from './call-size.js';
 export { readCallHistory } from './history-reader.js';
+export { decodeHistory, fetchDecodedHistory } from './decode-history.js';
 export type { CallHistory } from './history-reader.js';
 export { callReport } from './call-report.js';
 export type { CallReport } from './call-report.js';
@@ -18,3 +20,5 @@ export { listQuery, listRuns, LISTED_WORKFLOW_TYPES } from './list-runs.js';
 export type { RunSummary } from './list-runs.js';
 export { startAgentTurn, checkAgentTurn, readTurnHistory, turnOutcome } from './agent-turn-client.js';
 export type { StartAgentTurnOptions, TurnHistory, TurnOutcome } from './agent-turn-client.js';
+export { subscribeCallStream, StreamedText } from './call-stream.js';
+export type { CallStreamItem, SubscribeCallStreamOptions } from './call-stream.js';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { validatePlan } from '../policy/index.js';
 import { validateCallInput } from '../workflows/call-input.js';
+import { checkCallSize } from './call-size.js';
 import type { ModelCallInput } from '../workflows/call-types.js';
 import { modelCallWorkflow } from '../workflows/model-call-workflow.js';
 
@@ -12,9 +13,10 @@ export interface StartModelCallOptions {
 }
 
 /**
- * Starts a durable model call (`modelCallWorkflow`) after checking its input and retry plan here, so bad input
- * is refused before anything starts: throws `InvalidModelCallInputError` or `InvalidRetryPlanError`, whose
- * messages name the field and the fix.
+ * Starts a durable model call (`modelCallWorkflow`) after checking its input, retry plan and size here, so bad
+ * input is refused before anything starts: throws `InvalidModelCallInputError` or `InvalidRetryPlanError`, whose
+ * messages name the field and the fix. The size is measured as `client` stores the input (`checkCallSize`): over
+ * Temporal's 2 MB payload limit without a payload store, the message names the largest field.
  */
 export async function startModelCall(
   client: Client,
@@ -22,6 +24,7 @@ export async function startModelCall(
   options: StartModelCallOptions,
 ): Promise<WorkflowHandle<typeof modelCallWorkflow>> {
   checkModelCall(input);
+  await checkCallSize(client, input);
   return client.workflow.start(modelCallWorkflow, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? `model-call-${randomUUID()}`,

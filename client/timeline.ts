@@ -14,10 +14,14 @@ function duration(ms: number | undefined): string {
 /** `ServerError 502` / `RateLimited 429 (retry-after 1000 ms)` / `succeeded`. */
 export function outcomeText(record: AttemptRecord): string {
   const f = record.failure;
-  if (record.outcome !== 'failed' || !f) return record.outcome;
+  const streamed =
+    record.streamedDeltas !== undefined && record.streamedDeltas > 0
+      ? ` (streamed ${record.streamedDeltas} deltas)`
+      : '';
+  if (record.outcome !== 'failed' || !f) return `${record.outcome}${streamed}`;
   const status = f.status !== undefined ? ` ${f.status}` : '';
   const retryAfter = f.retryAfterMs !== undefined ? ` (retry-after ${f.retryAfterMs} ms)` : '';
-  return `${f.class}${status}${retryAfter}`;
+  return `${f.class}${status}${retryAfter}${streamed}`;
 }
 
 /** What followed a failed attempt: `retry-same, next in 250 ms`, `advance, next at once`, or nothing. */

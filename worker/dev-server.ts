@@ -43,6 +43,22 @@ export function devServerExecutable(env: NodeJS.ProcessEnv = process.env): Ephem
  * model-retry's search attributes registered. Used by the demo and the tests.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  for (let tryNo = 1; ; tryNo += 1) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      // Temporal's SDK gives the server a fixed 5 s to open its port, then kills it: on a loaded machine the
+      // server can need longer, so a start that timed out is tried again (the killed server left nothing behind).
+      const timedOut = error instanceof Error && /did not start within/.test(error.message);
+      if (!timedOut || tryNo >= START_TRIES) throw error;
+    }
+  }
+}
+
+/** How many times a start that timed out is tried. */
+const START_TRIES = 3;
+
+async function startOnce(options: DevServerOptions): Promise<DevServer> {
   const dbFilename = options.dbFilename ? resolve(options.dbFilename) : undefined;
   if (dbFilename) mkdirSync(dirname(dbFilename), { recursive: true });
   const port = options.port ?? (await freePort());

@@ -1,6 +1,8 @@
 import { NativeConnection } from '@temporalio/worker';
 import { loadTemporalTarget } from './connection.js';
 import { installMetricsRuntime } from './metrics.js';
+import { createDataConverter, describePayloadSettings } from './payloads/data-converter.js';
+import type { PayloadSettings } from './payloads/data-converter.js';
 import { createModelRetryWorker } from './worker.js';
 import type { ActivityDeps } from '../activities/index.js';
 
@@ -11,6 +13,8 @@ export interface RunWorkerOptions {
   log?: (line: string) => void;
   /** HOST:PORT to serve Prometheus metrics on (`/metrics`); none when absent. */
   metricsAddress?: string;
+  /** Payload encryption and store (`payloadSettingsFromEnv()`); none when absent. */
+  payloads?: PayloadSettings;
 }
 
 /**
@@ -48,7 +52,10 @@ export async function runWorkerProcess(options: RunWorkerOptions): Promise<void>
       shutdownGraceMs: options.shutdownGraceMs,
       warn: log,
       ...(options.deps ? { deps: options.deps } : {}),
+      ...(options.payloads ? { dataConverter: createDataConverter(options.payloads) } : {}),
     });
+    const payloads = options.payloads && describePayloadSettings(options.payloads);
+    if (payloads) log(`model-retry worker: ${payloads}`);
     log(
       `model-retry worker: polling task queue "${options.taskQueue}" on ${target.connectionOptions.address} ` +
         `(namespace ${target.namespace}); Ctrl-C to stop`,

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Runtime, Worker } from '@temporalio/worker';
-import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
+import type { NativeConnection, WorkerOptions, WorkflowBundleOption } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
 import { createActivities } from '../activities/index.js';
 import type { ActivityDeps } from '../activities/index.js';
 import {
@@ -36,7 +37,36 @@ export interface ModelRetryWorkerOptions {
    * (the worker starts anyway; see `checkWorkerSearchAttributes`). @default the Temporal runtime's logger
    */
   warn?: (message: string) => void;
+  /**
+   * Payload codecs and failure converter (`createDataConverter`, `dataConverterFromEnv`): encryption and the
+   * payload store. With encryption, a prebuilt `workflowBundle` must have been built with the same
+   * `failureConverterPath`, or the workflow's own failures stay in clear text. @default Temporal's default
+   */
+  dataConverter?: DataConverter;
+  /** Slots, pollers and cache; each setting given here wins over `WORKER_TUNING`. */
+  tuning?: WorkerTuning;
 }
+
+/** The worker settings that decide how much work one worker takes on at once. */
+export type WorkerTuning = Pick<
+  WorkerOptions,
+  | 'maxConcurrentActivityTaskExecutions'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxConcurrentLocalActivityExecutions'
+  | 'maxCachedWorkflows'
+  | 'workflowTaskPollerBehavior'
+  | 'activityTaskPollerBehavior'
+  | 'nonStickyToStickyPollRatio'
+  | 'workflowThreadPoolSize'
+>;
+
+/**
+ * model-retry's worker settings, measured by `npm run bench -- concurrency` (see BENCHMARKS.md and
+ * docs/decisions.md, "Benchmarks"). An attempt holds its activity slot while it waits for the provider, for
+ * seconds to minutes, using next to no CPU: 500 slots (the SDK's default is 100) keep long requests from queueing
+ * behind each other. Everything else stays at the SDK's defaults, which the benchmark did not find wanting.
+ */
+export const WORKER_TUNING: WorkerTuning = { maxConcurrentActivityTaskExecutions: 500 };
 
 /** A Temporal worker that runs model-retry's workflows and activities on one task queue. */
 export async function createModelRetryWorker(options: ModelRetryWorkerOptions): Promise<Worker> {
@@ -49,10 +79,13 @@ export async function createModelRetryWorker(options: ModelRetryWorkerOptions): 
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: workflowsPath() }),
     activities: createActivities(options.deps),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     // Attempts learn of cancellation only through heartbeat responses: send them at least every second so a
     // host's cancel aborts the request in flight within about a second (heartbeats add no history events).
     maxHeartbeatThrottleInterval: '1 second',
+    ...WORKER_TUNING,
+    ...options.tuning,
     ...(options.identity ? { identity: options.identity } : {}),
   });
 }

@@ -17,6 +17,7 @@ import { MODEL_CALL_FAILED } from './call-types.js';
 import type { ModelCallFailedDetails, ModelCallResult } from './call-types.js';
 import { callModel } from './model-call.js';
 import { inputFailure } from './input-failure.js';
+import { closeStream, handOverStream, workflowStream } from './stream.js';
 import {
   DEFAULT_MAX_STEPS,
   InvalidAgentTurnInputError,
@@ -45,6 +46,7 @@ import type { AgentTurnInput, AgentTurnResult, TurnEnd, TurnStep } from './turn-
 export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTurnResult> {
   const turn = openTurn(input);
   turn.register();
+  workflowStream(input.carried?.stream);
   let result: AgentTurnResult;
   try {
     result = await runTurn(input, turn);
@@ -52,9 +54,11 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
     // Continue-as-new is no stop (no stop reason); an input refused without a stop reason is not recorded either.
     const reason = turn.stopReason ?? stopReasonOf(error);
     if (reason) await recordStop(reason, turn.attempts());
+    await closeStream();
     throw error;
   }
   await recordStop(result.stopReason, turn.attempts());
+  await closeStream();
   return result;
 }
 
@@ -73,7 +77,11 @@ async function runTurn(input: AgentTurnInput, turn: TurnState): Promise<AgentTur
     const done = turn.steps.at(-1)?.step ?? 0;
     if (done >= turn.maxSteps) return end(turn, 'max-steps', `${turn.maxSteps} steps (maxSteps) were made`);
     if (done > 0 && workflowInfo().continueAsNewSuggested) {
-      const next: AgentTurnInput = { ...input, carried: turn.carry(callCount()) };
+      const stream = await handOverStream();
+      const next: AgentTurnInput = {
+        ...input,
+        carried: { ...turn.carry(callCount()), ...(stream ? { stream } : {}) },
+      };
       refuseIfTooLarge('what the turn carries to its next run', next);
       await continueAsNew<typeof agentTurnWorkflow>(next);
     }
@@ -97,6 +105,7 @@ async function runTurn(input: AgentTurnInput, turn: TurnState): Promise<AgentTur
           messages: turn.messages,
           ...(modelTools.length > 0 ? { tools: modelTools } : {}),
           ...(input.settings ? { settings: input.settings } : {}),
+          ...(input.stream !== undefined ? { stream: input.stream } : {}),
         },
         {
           plan: turn.plan,

@@ -23,6 +23,8 @@ export type AttemptOutcome =
       usage?: Usage;
       /** Temporal's schedule-to-close timeout fired: the deadline (less the reserve) was reached. */
       deadlineReached: boolean;
+      /** What the attempt's worker knew of the search attributes (see `ModelRequestResult`). */
+      searchAttributesReady?: boolean;
     };
 
 const TIMEOUT_MESSAGES: Record<string, string> = {
@@ -65,6 +67,8 @@ export function outcomeOf(error: unknown): AttemptOutcome {
     const cls: FailureClass = isFailureClass(cause.type) ? cause.type : 'Unknown';
     const outcome = failed(cls, details, details.message ?? cause.message, details);
     if (details.usage) outcome.usage = details.usage;
+    if (typeof details.searchAttributesReady === 'boolean')
+      outcome.searchAttributesReady = details.searchAttributesReady;
     return outcome;
   }
   return failed('Unknown', {}, 'the attempt failed in an unexpected way', {});

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../activities/model-request-types.js';
 import type { ModelCallInput } from './call-types.js';
+import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } from './stream-types.js';
 
 /** A model call input that cannot be run; the message names the field and the fix. */
 export class InvalidModelCallInputError extends Error {
@@ -13,7 +14,7 @@ export class InvalidModelCallInputError extends Error {
 }
 
 const MODEL_NAME = /^[A-Za-z0-9_.-]+:\S+$/;
-const KNOWN_KEYS = new Set(['model', 'prompt', 'system', 'messages', 'tools', 'settings', 'retry']);
+const KNOWN_KEYS = new Set(['model', 'prompt', 'system', 'messages', 'tools', 'settings', 'retry', 'stream']);
 
 /** The backend chain of a call, checked: one or more `provider:model` names. */
 export function backendsOf(input: ModelCallInput): string[] {
@@ -62,6 +63,7 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
   }
   const call = input as ModelCallInput;
   backendsOf(call);
+  streamOf(call);
   if (call.prompt !== undefined && typeof call.prompt !== 'string') {
     throw new InvalidModelCallInputError('prompt', 'must be a string');
   }
@@ -83,10 +85,45 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
       throw new InvalidModelCallInputError(`messages[${i}].content`, 'must be a string');
     }
   });
-  if (messagesOf(call).every((m) => m.role === 'system')) {
+  if (!messagesOf(call).some(saysSomething)) {
+    const blank = call.prompt !== undefined && call.prompt.trim() === '';
     throw new InvalidModelCallInputError(
       'prompt',
-      'give a `prompt` or at least one non-system message in `messages`',
+      blank
+        ? 'is empty: give the text to send'
+        : 'give a `prompt` or at least one non-system message in `messages`',
     );
   }
+}
+
+/** A non-system message with text (or an assistant's tool calls): a conversation needs one. */
+function saysSomething(m: ChatMessage): boolean {
+  if (m.role === 'system') return false;
+  return m.content.trim() !== '' || (m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
+}
+
+/**
+ * How a call streams, checked: `undefined` when it does not, else its batch interval. `stream` is a boolean or
+ * `{ batchMs }` with `batchMs` a whole number of milliseconds in [10, 60000].
+ */
+export function streamOf(input: Pick<ModelCallInput, 'stream'>): { batchMs: number } | undefined {
+  const stream = input.stream;
+  if (stream === undefined || stream === false) return undefined;
+  if (stream === true) return { batchMs: DEFAULT_STREAM_BATCH_MS };
+  if (typeof stream !== 'object' || stream === null || Array.isArray(stream)) {
+    throw new InvalidModelCallInputError('stream', 'must be `true`, `false` or `{ batchMs }`');
+  }
+  for (const key of Object.keys(stream)) {
+    if (key !== 'batchMs') {
+      throw new InvalidModelCallInputError(`stream.${key}`, 'unknown field; the only field is `batchMs`');
+    }
+  }
+  const batchMs = stream.batchMs ?? DEFAULT_STREAM_BATCH_MS;
+  if (!Number.isInteger(batchMs) || batchMs < MIN_STREAM_BATCH_MS || batchMs > MAX_STREAM_BATCH_MS) {
+    throw new InvalidModelCallInputError(
+      'stream.batchMs',
+      `must be a whole number of milliseconds from ${MIN_STREAM_BATCH_MS} to ${MAX_STREAM_BATCH_MS} (got ${String(batchMs)})`,
+    );
+  }
+  return { batchMs };
 }

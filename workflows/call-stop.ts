@@ -33,17 +33,30 @@ export function stopReasonOf(error: unknown): StopReason | undefined {
  * What our own workflows do once, when a run stops: set the run's search attributes (one
  * `UpsertWorkflowSearchAttributes` event, after the attempt loop, so the loop adds no events) and count the stop
  * and the waits in the worker's metrics. The upsert happens only when the worker says the attributes are
- * registered on the namespace (`searchAttributesReady`, a local activity whose answer is recorded in one marker
- * event, so a replay decides the same): an unregistered attribute would fail the workflow task over and over,
+ * registered on the namespace: as the latest attempt reported it (in its result or failure details), else by
+ * asking (`searchAttributesReady`, a local activity whose answer is recorded in one marker event, so a replay
+ * decides the same). An unregistered attribute would fail the workflow task over and over,
  * and a call that has its answer must never hang on bookkeeping. Runs in a non-cancellable scope, so a
  * cancelled run is recorded too; the caller rethrows the cancellation afterwards.
  */
 export async function recordStop(stopReason: StopReason, records: readonly AttemptRecord[]): Promise<void> {
   countStop(stopReason, records);
   await CancellationScope.nonCancellable(async () => {
-    const ready = await searchAttributesReady().catch(() => false);
+    const ready = reportedReady ?? (await searchAttributesReady().catch(() => false));
     if (ready) upsertSearchAttributes(stopSearchAttributes(stopReason, records));
   });
+}
+
+/** The latest attempt's word on the search attributes (module state: one per workflow run). */
+let reportedReady: boolean | undefined;
+
+/**
+ * Notes what an attempt's worker reported about the search attributes (absent when it did not know): when a
+ * run stops, the latest report decides, and the `searchAttributesReady` local activity (one marker event) is
+ * asked only when no attempt reported, e.g. a run cancelled before its first attempt.
+ */
+export function noteSearchAttributesReady(ready: boolean | undefined): void {
+  if (ready !== undefined) reportedReady = ready;
 }
 
 /** Workflow metrics (emitted by the worker's runtime, never during replay). */

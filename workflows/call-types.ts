@@ -6,6 +6,7 @@ import type {
   ToolDefinition,
   Usage,
 } from '../activities/model-request-types.js';
+import type { StreamOptions } from './stream-types.js';
 
 /** What a durable model call is asked to do. Plain JSON; validated before the workflow starts. */
 export interface ModelCallInput {
@@ -19,6 +20,11 @@ export interface ModelCallInput {
   settings?: ModelSettings;
   /** The retry plan; absent or `false`: exactly one attempt. */
   retry?: RetryPlan | false;
+  /**
+   * Stream the answer: attempts use the provider's streaming request and publish text deltas into the
+   * workflow's stream (`model-retry.delta`) as they come. `true` uses the default batch interval.
+   */
+  stream?: boolean | StreamOptions;
 }
 
 /** One attempt of a call, as the workflow keeps it and as the history reader rebuilds it. */
@@ -41,6 +47,8 @@ export interface AttemptRecord {
   responseId?: string;
   provider?: string;
   cost?: number;
+  /** A streamed attempt: how many of its text deltas reached the workflow's stream. */
+  streamedDeltas?: number;
 }
 
 export interface AttemptFailure {
@@ -94,6 +102,8 @@ export interface ModelCallFailedDetails {
   /** The last 20 attempt records. */
   attempts: AttemptRecord[];
   billed: BilledTotals;
+  /** A call that stopped `stream-interrupted`: the text its last attempt had delivered to the stream. */
+  partialText?: string;
 }
 
 /** What the `status` query answers while a call runs and after it ends. */

@@ -32,3 +32,6 @@ export { toolActivityId } from './turn-tools.js';
 export * from './turn-types.js';
 export type { CallModelOptions } from './model-call.js';
 export type { SharedNotBefore } from './turn-not-before.js';
+export { workflowStream } from './stream.js';
+export { streamOf } from './call-input.js';
+export * from './stream-types.js';

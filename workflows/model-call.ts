@@ -1,10 +1,10 @@
-import { ApplicationFailure, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
 import {
   attemptTimeoutMs,
   decide,
   fitsDeadline,
   initialState,
-  resolveAction,
   scheduleToCloseMs,
   startDecision,
   START_TO_CLOSE_GRACE_MS,
@@ -20,19 +20,21 @@ import type { ModelRequestActivities } from '../activities/model-request-activit
 import { outcomeOf } from './attempt-outcome.js';
 import { inputFailure } from './input-failure.js';
 import { nextCallId, openCallEntry } from './call-log.js';
-import { attemptLine, billedTotals, iso, waitSummary } from './call-summary.js';
+import { iso, waitSummary } from './call-summary.js';
+import { actionOf, callFailed, deadlineStop, resultOf, succeed } from './call-result.js';
+import { CallStream } from './call-stream.js';
+import { noteSearchAttributesReady } from './call-stop.js';
 import { seededState, shareNotBefore, startWithNotBefore } from './turn-not-before.js';
 import type { SharedNotBefore } from './turn-not-before.js';
-import { backendsOf, InvalidModelCallInputError, messagesOf, validateCallInput } from './call-input.js';
-import { INVALID_MODEL_CALL_INPUT, MODEL_CALL_FAILED } from './call-types.js';
-import type {
-  AttemptRecord,
-  CallStatus,
-  LastDecision,
-  ModelCallFailedDetails,
-  ModelCallInput,
-  ModelCallResult,
-} from './call-types.js';
+import {
+  backendsOf,
+  InvalidModelCallInputError,
+  messagesOf,
+  streamOf,
+  validateCallInput,
+} from './call-input.js';
+import { INVALID_MODEL_CALL_INPUT } from './call-types.js';
+import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from './call-types.js';
 
 /** Temporal notices a dead worker after this long without a heartbeat (the attempt heartbeats every second). */
 export const HEARTBEAT_TIMEOUT_MS = 10_000;
@@ -56,6 +58,11 @@ export interface CallModelOptions {
   notBefore?: SharedNotBefore;
   /** Called once the call has its id, with its status and records, which the call keeps updating in place. */
   onStart?: (call: { callId: string; status: CallStatus; records: AttemptRecord[] }) => void;
+  /**
+   * The workflow's own `WorkflowStream`, when it made one: a streamed call publishes into it (a workflow has one
+   * stream). Without it, the call uses the stream model-retry creates for the workflow (`workflowStream()`).
+   */
+  stream?: WorkflowStream;
 }
 
 /**
@@ -64,14 +71,19 @@ export interface CallModelOptions {
  * a failure. Resolves with the answer and every attempt's record; a call that stops without an answer throws a
  * non-retryable `ApplicationFailure` of type `ModelCallFailed`. Cancelling the calling scope cancels the call:
  * the wait ends or the request is aborted, and the cancellation is rethrown unchanged.
+ *
+ * With `input.stream`, attempts stream: their text deltas reach the workflow's stream as they come, and a
+ * failed attempt any of whose deltas is in the stream log stops the call `stream-interrupted` (never re-sent),
+ * with the delivered text as `partialText`.
  */
 export async function callModel(
   input: ModelCallInput,
   options: CallModelOptions = {},
 ): Promise<ModelCallResult> {
-  const { plan, backends, messages } = prepare(input, options.plan);
+  const { plan, backends, messages, stream: streaming } = prepare(input, options.plan);
   const shared = options.notBefore;
   const callId = nextCallId();
+  const stream = new CallStream(callId, streaming, options.stream);
   const status: CallStatus = {
     callId,
     state: 'attempting',
@@ -87,15 +99,18 @@ export async function callModel(
     : startDecision(plan, initialState(backends.length), Date.now());
   if (shared) shareNotBefore(backends, decision.state, shared);
   let after: AttemptCause | undefined;
+  let partialText: string | undefined;
   for (;;) {
     if (decision.kind === 'stop') {
       status.state = 'stopped';
       status.stopReason = decision.reason;
-      throw callFailed(callId, records, {
-        reason: decision.reason,
-        why: decision.why,
-        ...actionOf(decision),
-      });
+      stream.stopped(decision.reason, records.at(-1));
+      throw callFailed(
+        callId,
+        records,
+        { reason: decision.reason, why: decision.why, ...actionOf(decision) },
+        partialText,
+      );
     }
     if (decision.waitMs > 0) {
       status.state = 'waiting';
@@ -109,6 +124,7 @@ export async function callModel(
       } catch (error) {
         status.state = 'stopped';
         status.stopReason = 'cancelled';
+        stream.stopped('cancelled', records.at(-1));
         throw error;
       }
       delete status.waitingUntil;
@@ -137,6 +153,7 @@ export async function callModel(
       outcome: 'running',
     };
     records.push(record);
+    stream.attemptStarted(record);
     Object.assign(status, { state: 'attempting', attempt: record.attempt, backend: record.backend, model });
     const request: ModelRequestInput = {
       workflowId: workflowInfo().workflowId,
@@ -150,22 +167,38 @@ export async function callModel(
       ...(input.settings ? { settings: input.settings } : {}),
       timeoutMs: attemptTimeoutMs(plan, scheduledAt),
       ...(after ? { after } : {}),
+      ...(stream.config ? { stream: stream.config } : {}),
     };
     try {
       const result = await attempt(plan, request, scheduledAt);
+      noteSearchAttributesReady(result.searchAttributesReady);
       succeed(record, result);
+      const delivered = stream.delivered(record);
+      if (delivered) record.streamedDeltas = delivered.deltas;
       status.state = 'stopped';
       status.stopReason = 'succeeded';
+      stream.stopped('succeeded', record);
       return resultOf(callId, record, result, records);
     } catch (error) {
       const outcome = outcomeOf(error);
+      if (outcome.kind === 'failed') noteSearchAttributesReady(outcome.searchAttributesReady);
       if (outcome.startedAt) record.startedAt = outcome.startedAt;
       record.endedAt = outcome.endedAt ?? iso(Date.now());
+      const delivered = stream.delivered(record);
       if (outcome.kind === 'cancelled') {
         record.outcome = 'cancelled';
+        if (delivered) record.streamedDeltas = delivered.deltas;
         status.state = 'stopped';
         status.stopReason = 'cancelled';
+        stream.stopped('cancelled', record);
         throw error;
+      }
+      if (delivered && delivered.deltas > 0) {
+        // Part of the answer reached the caller: whatever the failure, it is not sent again.
+        outcome.message = `${outcome.failure.class} after ${delivered.deltas} streamed deltas: ${outcome.message}`;
+        outcome.failure = { class: 'StreamInterrupted' };
+        outcome.deadlineReached = false;
+        partialText = delivered.text;
       }
       record.outcome = 'failed';
       record.failure = {
@@ -176,6 +209,7 @@ export async function callModel(
         message: outcome.message,
       };
       if (outcome.usage) record.usage = outcome.usage;
+      if (delivered) record.streamedDeltas = delivered.deltas;
       decision = outcome.deadlineReached
         ? deadlineStop(plan, outcome.failure, state)
         : decide(plan, state, outcome.failure, Date.now(), Math.random);
@@ -196,6 +230,7 @@ function prepare(
   plan: ResolvedPlan;
   backends: string[];
   messages: ModelRequestInput['messages'];
+  stream: { batchMs: number } | undefined;
 } {
   try {
     validateCallInput(input);
@@ -206,7 +241,7 @@ function prepare(
         chainStartMs: workflowInfo().startTime.getTime(),
         atSubmission: false,
       });
-    return { plan, backends: backendsOf(input), messages: messagesOf(input) };
+    return { plan, backends: backendsOf(input), messages: messagesOf(input), stream: streamOf(input) };
   } catch (error) {
     throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
   }
@@ -228,72 +263,4 @@ function attempt(
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
   });
   return modelRequest(request);
-}
-
-function succeed(record: AttemptRecord, result: ModelRequestResult): void {
-  record.outcome = 'succeeded';
-  record.startedAt = result.startedAt;
-  record.endedAt = result.endedAt;
-  if (result.usage) record.usage = result.usage;
-  if (result.responseId !== undefined) record.responseId = result.responseId;
-  if (result.provider !== undefined) record.provider = result.provider;
-  if (result.cost !== undefined) record.cost = result.cost;
-}
-
-function resultOf(
-  callId: string,
-  record: AttemptRecord,
-  result: ModelRequestResult,
-  records: AttemptRecord[],
-): ModelCallResult {
-  return {
-    callId,
-    stopReason: 'succeeded',
-    output: { text: result.text, toolCalls: result.toolCalls, finishReason: result.finishReason },
-    model: record.model,
-    backend: record.backend,
-    ...(result.usage ? { usage: result.usage } : {}),
-    ...(result.responseId !== undefined ? { responseId: result.responseId } : {}),
-    attempts: records.map((r) => ({ ...r })),
-    billed: billedTotals(records),
-    lastDecision: { reason: 'succeeded', why: `attempt ${record.attempt} on ${record.model} answered` },
-  };
-}
-
-function deadlineStop(
-  plan: ResolvedPlan,
-  failure: Parameters<typeof resolveAction>[1],
-  state: Decision['state'],
-): Decision {
-  const action = resolveAction(plan, failure)?.action;
-  return {
-    kind: 'stop',
-    reason: 'deadline',
-    ...(action !== undefined ? { action } : {}),
-    why: 'the deadline (less the reserve) was reached during the attempt',
-    state,
-  };
-}
-
-function actionOf(decision: Decision): Pick<LastDecision, 'action'> {
-  return decision.action !== undefined ? { action: decision.action } : {};
-}
-
-function callFailed(callId: string, records: AttemptRecord[], last: LastDecision): ApplicationFailure {
-  const count = records.length;
-  const head = `model call ${callId} stopped (${last.reason}) after ${count} attempt${count === 1 ? '' : 's'}`;
-  const details: ModelCallFailedDetails = {
-    callId,
-    stopReason: last.reason,
-    attemptCount: count,
-    lastDecision: last,
-    attempts: records.slice(-20).map((r) => ({ ...r })),
-    billed: billedTotals(records),
-  };
-  return ApplicationFailure.create({
-    type: MODEL_CALL_FAILED,
-    nonRetryable: true,
-    message: [head + (count ? ':' : `: ${last.why}`), ...records.map(attemptLine)].join('\n'),
-    details: [details],
-  });
 }

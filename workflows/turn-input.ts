@@ -38,6 +38,7 @@ const KNOWN_KEYS = new Set([
   'reserveMs',
   'maxSteps',
   'carried',
+  'stream',
 ]);
 const TURN_BUDGET_KEYS = ['deadline', 'deadlineInMs', 'reserveMs'] as const;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -65,6 +66,7 @@ export function validateTurnInput(input: unknown): asserts input is AgentTurnInp
       ...(turn.system !== undefined ? { system: turn.system } : {}),
       ...(turn.messages !== undefined ? { messages: turn.messages } : {}),
       ...(turn.prompt !== undefined ? { prompt: turn.prompt } : {}),
+      ...(turn.stream !== undefined ? { stream: turn.stream } : {}),
     });
   } catch (error) {
     if (error instanceof InvalidModelCallInputError)

@@ -3,6 +3,8 @@ import type { ChatMessage, ModelSettings, Usage } from '../activities/model-requ
 import type { TurnToolDefinition } from '../activities/tools/types.js';
 import type { AttemptRecord, BilledTotals, LastDecision } from './call-types.js';
 import type { SharedNotBefore } from './turn-not-before.js';
+import type { StreamOptions } from './stream-types.js';
+import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 
 /**
  * What an agent turn is asked to do: a loop of model calls and tool calls under one deadline. Plain JSON;
@@ -36,6 +38,8 @@ export interface AgentTurnInput {
   reserveMs?: number;
   /** The most model calls (steps) of the turn, from 1 to 10000. @default 50 */
   maxSteps?: number;
+  /** Stream every model call's answer into the turn's stream (see `ModelCallInput.stream`). */
+  stream?: boolean | StreamOptions;
   /** Set by the turn itself when it continues as new; never set it yourself. */
   carried?: TurnCarry;
 }
@@ -139,6 +143,8 @@ export interface TurnCarry {
   callCount: number;
   tools: TurnToolDefinition[];
   runs: number;
+  /** The turn's stream (its log and publishers), so subscribers read on across runs. */
+  stream?: WorkflowStreamState;
 }
 
 /** The failure type of a turn whose input is invalid. */

@@ -3,6 +3,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { ModelCallInput } from '../../workflows/call-types.js';
 import { firstPayload } from '../history-events.js';
+import { fetchDecodedHistory } from '../decode-history.js';
 import { readCallHistory } from '../history-reader.js';
 import { outcomeOf } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -34,7 +35,7 @@ export async function attachToCall(
       );
       return 2;
     }
-    const history = await handle.fetchHistory();
+    const history = await fetchDecodedHistory(handle);
     if (input !== undefined && !sameJson(startInput(history), input)) {
       say(
         `call ${workflowId} was started with other input (model, prompt or plan) than these flags; ` +

@@ -1,6 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { attemptsQuery, statusQuery } from '../../workflows/call-log.js';
+import { fetchDecodedHistory } from '../decode-history.js';
 import { readCallHistory } from '../history-reader.js';
 import { outcomeOf } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -74,7 +75,7 @@ export async function followCall(options: FollowOptions): Promise<Followed> {
 
 /** The outcome of a call from its history alone (no worker needed), or `undefined` while it runs. */
 export async function closedOutcome(handle: WorkflowHandle): Promise<CallOutcome | undefined> {
-  return outcomeOf(handle.workflowId, readCallHistory(await handle.fetchHistory()));
+  return outcomeOf(handle.workflowId, readCallHistory(await fetchDecodedHistory(handle)));
 }
 
 async function pollProgress(

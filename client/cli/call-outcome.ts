@@ -25,6 +25,8 @@ export interface CallOutcome {
   closedAs?: 'terminated' | 'timed-out';
   /** The workflow's failure message when it failed other than as `ModelCallFailed`. */
   message?: string;
+  /** A streamed call that stopped `stream-interrupted`: the text that had reached the caller. */
+  partialText?: string;
 }
 
 /**
@@ -54,7 +56,15 @@ export function outcomeOf(workflowId: string, history: CallHistory): CallOutcome
       return { workflowId, status: 'cancelled', stopReason: 'cancelled', ...tail };
     case 'failed': {
       const message = history.stopReason === undefined ? history.failureMessage : undefined;
-      return { workflowId, status: 'failed', ...reason, ...(message ? { message } : {}), ...tail };
+      const partial = history.partialText !== undefined ? { partialText: history.partialText } : {};
+      return {
+        workflowId,
+        status: 'failed',
+        ...reason,
+        ...(message ? { message } : {}),
+        ...partial,
+        ...tail,
+      };
     }
     case 'terminated':
     case 'timed-out':

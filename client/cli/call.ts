@@ -16,17 +16,23 @@ import type { CallOutcome } from './call-outcome.js';
 import { CALL_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { ProgressPrinter } from './progress.js';
+import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
+import { printStream } from './stream-print.js';
+import type { StreamPrinter } from './stream-print.js';
 import { isRefusal, messageOf, openSession } from './session.js';
 import type { Session } from './session.js';
 
 const CALL_OPTIONS = {
   model: { type: 'string', multiple: true },
   prompt: { type: 'string' },
+  'prompt-file': { type: 'string' },
   system: { type: 'string' },
   ...PLAN_FLAG_OPTIONS,
   'workflow-id': { type: 'string' },
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
+  stream: { type: 'boolean' },
+  'stream-batch-ms': { type: 'string' },
 } as const;
 
 const say = (line: string) => process.stderr.write(`model-retry: ${line}\n`);
@@ -53,15 +59,17 @@ export async function runCallCommand(args: string[]): Promise<number> {
   if (givenId !== undefined && givenId.trim() === '') {
     throw new UsageError('`--workflow-id` is empty: give an id, or leave the flag out for a new one.');
   }
-  const attachOnly = values.model === undefined && values.prompt === undefined && givenId !== undefined;
+  const prompt = promptFromFlags(values.prompt, values['prompt-file']);
+  const attachOnly = values.model === undefined && prompt === undefined && givenId !== undefined;
   const retry = planFromFlags(values);
+  const stream = streamFromFlags(values.stream === true, values['stream-batch-ms']);
   let input: ModelCallInput | undefined;
   if (attachOnly) {
-    if (retry !== undefined || values.system !== undefined) {
+    if (retry !== undefined || values.system !== undefined || values['stream-batch-ms'] !== undefined) {
       throw new UsageError('to start a call, give `--model` and `--prompt` with the other flags.');
     }
   } else {
-    input = inputFromFlags(values.model, values.prompt, values.system, retry);
+    input = inputFromFlags(values.model, prompt, values.system, retry, stream);
     if (retry === undefined) {
       say(
         'no retry plan given: exactly one attempt will be made. To retry, add `--waits 1000,5000` or ' +
@@ -72,12 +80,22 @@ export async function runCallCommand(args: string[]): Promise<number> {
   const workflowId = givenId ?? `model-call-${randomUUID()}`;
   const session = await openSession();
   try {
+    if (input) await refuseOversizedCall(session.client, input, values['prompt-file'] !== undefined);
     const started = input
       ? await startOrAttach(session, input, workflowId, taskQueue)
       : await attachToCall(session, workflowId);
     if (typeof started === 'number') return started;
-    if ('outcome' in started) return finish(started.outcome, json, undefined, true);
-    const progress = json ? undefined : new ProgressPrinter(process.stderr);
+    if ('outcome' in started) return await finish(started.outcome, json, undefined, true);
+    // While deltas go to stdout, progress is one line per event (a live countdown would cut into the text).
+    const printer: StreamPrinter | undefined =
+      (values.stream === true || values['stream-batch-ms'] !== undefined) && !json
+        ? printStream(session.client, workflowId, process.stdout, (e) =>
+            say(`streaming stopped: ${messageOf(e)}`),
+          )
+        : undefined;
+    const progress = json
+      ? undefined
+      : new ProgressPrinter(printer ? { write: (t: string) => process.stderr.write(t) } : process.stderr);
     const warn = (line: string) => (progress ? progress.note(`model-retry: ${line}`) : say(line));
     if (!json) say(`following call ${workflowId} (task queue ${started.taskQueue}); Ctrl-C detaches`);
     const followed = await followCall({
@@ -88,7 +106,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
       warn,
     });
     progress?.finish();
-    if (followed.kind === 'closed') return finish(followed.outcome, json, progress, false);
+    if (followed.kind === 'closed') return await finish(followed.outcome, json, progress, false, printer);
     return unknownOutcome(workflowId, followed, json);
   } finally {
     await session.close();
@@ -100,6 +118,7 @@ function inputFromFlags(
   prompt: string | undefined,
   system: string | undefined,
   retry: ModelCallInput['retry'],
+  stream: ModelCallInput['stream'],
 ): ModelCallInput {
   if (models === undefined || models.length === 0) {
     throw new UsageError(
@@ -113,13 +132,16 @@ function inputFromFlags(
     prompt,
     ...(system !== undefined ? { system } : {}),
     ...(retry !== undefined ? { retry } : {}),
+    ...(stream !== undefined ? { stream } : {}),
   };
   try {
     checkModelCall(input);
   } catch (error) {
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
     if (error instanceof InvalidModelCallInputError) {
-      const flag = `--${error.field.replace(/\[\d+\]$/, '')}`;
+      const flag = error.field.startsWith('stream')
+        ? '--stream-batch-ms'
+        : `--${error.field.replace(/\[\d+\]$/, '')}`;
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }
     throw error;
@@ -159,12 +181,25 @@ async function startOrAttach(
   }
 }
 
-function finish(
+/** `--stream` and `--stream-batch-ms` as the input's `stream`; the batch interval alone implies `--stream`. */
+function streamFromFlags(stream: boolean, batchMs: string | undefined): ModelCallInput['stream'] {
+  if (batchMs === undefined) return stream ? true : undefined;
+  const n = Number(batchMs);
+  if (batchMs.trim() === '' || !Number.isFinite(n)) {
+    throw new UsageError(
+      `\`--stream-batch-ms\` must be a number of milliseconds (like 500), not ${JSON.stringify(batchMs)}.`,
+    );
+  }
+  return { batchMs: n };
+}
+
+async function finish(
   outcome: CallOutcome,
   json: boolean,
   progress: ProgressPrinter | undefined,
   recorded: boolean,
-): number {
+  streamed?: StreamPrinter,
+): Promise<number> {
   if (recorded) {
     say(
       `call ${outcome.workflowId} has already ended; its recorded outcome follows (no new request was made)`,
@@ -178,7 +213,8 @@ function finish(
   printer.update(outcome.attempts);
   printer.finish();
   const text = outcome.output?.text;
-  if (text !== undefined) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  if (streamed) await streamed.end(text ?? outcome.partialText);
+  else if (text !== undefined) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   say(summaryLine(outcome));
   return exitCodeOf(outcome);
 }

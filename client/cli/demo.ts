@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createProviderRegistry } from '../../activities/providers.js';
 import { resolveDataDir } from '../../worker/config.js';
@@ -10,14 +11,23 @@ import { fail, ok, rateLimited, startLoopbackProvider, toolCall } from '../../wo
 import type { LoopbackProvider } from '../../worker/loopback/index.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
 import type { AgentTurnInput } from '../../workflows/turn-types.js';
+import {
+  createDataConverter,
+  describePayloadSettings,
+  payloadSettingsFromEnv,
+} from '../../worker/payloads/data-converter.js';
 import { startAgentTurn } from '../agent-turn-client.js';
+import { fetchDecodedHistory } from '../decode-history.js';
 import { callReport } from '../call-report.js';
 import { readCallHistory } from '../history-reader.js';
 import { describeReport } from './history.js';
+import { printStream } from './stream-print.js';
 
 export interface DemoOptions {
   keep: boolean;
   out?: (line: string) => void;
+  /** Where the streamed answer goes as it arrives. @default process.stdout */
+  write?: (text: string) => void;
 }
 
 const DEMO_MODEL = 'flaky';
@@ -34,6 +44,7 @@ export const DEMO_TURN: AgentTurnInput = {
   retry: { waits: [250, 500] },
   deadlineInMs: 120_000,
   reserveMs: 10_000,
+  stream: { batchMs: 100 },
 };
 
 /**
@@ -44,6 +55,9 @@ export const DEMO_TURN: AgentTurnInput = {
  */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const out = options.out ?? ((line: string) => console.log(line));
+  // The payload keys and store of the environment, checked before anything starts (as for the worker and CLI).
+  const payloads = payloadSettingsFromEnv();
+  const dataConverter = createDataConverter(payloads);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const dataDir = resolve(resolveDataDir());
   out(
@@ -65,7 +79,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       rateLimited(1),
       ok(
         '17 × 23 = 391. A turn has already paid for every step before the outage: an outage should cost a wait, not the turn.',
-        { usage: { inputTokens: 73, outputTokens: 29 } },
+        { usage: { inputTokens: 73, outputTokens: 29 }, chunkDelayMs: 40 },
       ),
     ]);
     connection = await NativeConnection.connect({ address: server.address });
@@ -75,6 +89,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       namespace: server.namespace,
       taskQueue,
       shutdownGraceMs: 1000,
+      dataConverter,
       deps: {
         providers: createProviderRegistry({
           loopback: { type: 'openai-compatible', baseURL: lp.openaiBaseURL },
@@ -82,15 +97,37 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       },
     });
     const workflowId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    const client = server.env.client;
+    const client = new Client({
+      connection: server.env.connection,
+      namespace: server.namespace,
+      dataConverter,
+    });
+    const payloadLine = describePayloadSettings(payloads);
+    if (payloadLine) out(`Payloads: ${payloadLine}.`);
     out(
       `Running an agent turn on ${String(DEMO_TURN.model)} with the calculator tool (workflow ${workflowId}); ` +
         'each model call retries after 250, 500 ms; the turn has a deadline of 2 min ...',
     );
-    const { history, result } = await worker.runUntil(async () => {
+    const write = options.write ?? ((text: string) => void process.stdout.write(text));
+    let answering = false;
+    const { raw, history, result } = await worker.runUntil(async () => {
       const handle = await startAgentTurn(client, DEMO_TURN, { taskQueue, workflowId });
+      // The final answer streams: it is printed as the provider sends it, after the outage is over.
+      const printer = printStream(
+        client,
+        workflowId,
+        {
+          write: (text: string) => {
+            if (!answering) write('\nAnswer: ');
+            answering = true;
+            write(text);
+          },
+        },
+        (error) => out(`(streaming stopped: ${String(error)})`),
+      );
       const turn = await handle.result();
-      return { history: await handle.fetchHistory(), result: turn };
+      await printer.end(turn.text);
+      return { raw: await handle.fetchHistory(), history: await fetchDecodedHistory(handle), result: turn };
     });
     out('');
     for (const step of result.steps) {
@@ -103,9 +140,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     }
     out(`The turn ended after ${result.steps.length} steps (${result.stopReason}); its model attempts:`);
     for (const line of describeReport(callReport(workflowId, readCallHistory(history)))) out(line);
-    out(`Answer: ${result.text}`);
+    if (!answering) out(`Answer: ${result.text}`);
     const exportPath = join(dataDir, `${workflowId}.history.json`);
-    writeFileSync(exportPath, historyToJSON(history));
+    writeFileSync(exportPath, historyToJSON(raw)); // as the server holds it (encrypted when keys are set)
     out('');
     out(
       `The provider saw ${lp.requestCount(DEMO_MODEL)} requests; the history has ${history.events?.length ?? 0} events.`,

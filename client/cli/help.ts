@@ -15,11 +15,17 @@ Commands:
             --html FILE draws them as a timeline page.
   list      Model calls and agent turns found by their search attributes
             (--query "ModelRetryStopReason = 'deadline'").
+  codec-server
+            Serve Temporal's codec endpoint (POST /decode, /encode) with the payload keys and store of the
+            environment, so the Temporal Web UI shows encrypted payloads decoded.
   help      Show this help, or \`model-retry help <command>\`.
 
 Connection settings follow Temporal's conventions: TEMPORAL_ADDRESS (default localhost:7233),
 TEMPORAL_NAMESPACE (default "default"), TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE and the
 Temporal config file. Task queue: --task-queue or MODEL_RETRY_TASK_QUEUE (default "model-retry").
+Payloads: MODEL_RETRY_CODEC_KEYS (or MODEL_RETRY_CODEC_KEYS_FILE) encrypts them (AES-256-GCM) and
+MODEL_RETRY_PAYLOAD_STORE keeps large strings out of the history; set them alike for workers and every
+command (see the README, "Security").
 
 Exit codes: 0 done; 1 failed or cancelled; 2 refused input (nothing was started); 3 outcome unknown
 (the CLI lost the call or was detached from it: the call goes on; run \`model-retry call --workflow-id ID\`
@@ -49,6 +55,28 @@ warns with the \`temporal operator search-attribute create\` command that regist
 (calls and turns then do not set them, and \`model-retry list\` cannot find runs by stop reason).
 
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE.
+`;
+
+export const CODEC_SERVER_HELP = `Usage: model-retry codec-server [--listen HOST:PORT] [--ui-origin URL ...]
+
+Serves Temporal's codec server protocol (POST /decode and /encode, also under /NAMESPACE/...) with the payload
+keys and store of the environment, the same variables as the workers': the Temporal Web UI (Settings, "Codec
+Server", or the UI server's TEMPORAL_CODEC_ENDPOINT) and \`temporal ... --codec-endpoint URL\` then show
+encrypted payloads decoded, to whoever may call it. Runs until Ctrl-C.
+
+Options:
+  --listen HOST:PORT   Where to listen (default 127.0.0.1:8888). Bind beyond loopback only behind TLS.
+  --ui-origin URL      A Web UI origin allowed by CORS; repeat for more (env MODEL_RETRY_CODEC_SERVER_ORIGINS,
+                       comma-separated; default http://localhost:8233, http://127.0.0.1:8233,
+                       http://localhost:8080). "*" allows any origin (without credentials).
+
+Environment:
+  MODEL_RETRY_CODEC_KEYS / MODEL_RETRY_CODEC_KEYS_FILE   the keys (ID:BASE64KEY, first encrypts)
+  MODEL_RETRY_PAYLOAD_STORE (+ AWS_* for s3://)          the payload store, when the workers use one
+  MODEL_RETRY_CODEC_SERVER_TOKEN                         when set, every request must carry
+                                                         "Authorization: Bearer <token>" (else 401)
+
+Exit codes: 0 stopped; 2 bad options, or no keys and no store (nothing to decode).
 `;
 
 export const HISTORY_HELP = `Usage: model-retry history WORKFLOW_ID [--json] [--html FILE]
@@ -84,11 +112,11 @@ Options:
   --keep   Keep the server and its Web UI running after the run, until Ctrl-C.
 `;
 
-export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] --prompt TEXT [--system TEXT]
+export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] --prompt TEXT | --prompt-file FILE [--system TEXT]
                          [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
-                         [--workflow-id ID] [--task-queue Q] [--json]
-       model-retry call --workflow-id ID [--json]      (attach to an existing call)
+                         [--stream [--stream-batch-ms MS]] [--workflow-id ID] [--task-queue Q] [--json]
+       model-retry call --workflow-id ID [--stream] [--json]      (attach to an existing call)
 
 Runs one durable model call (a modelCallWorkflow) and waits for it. A worker must poll the task queue
 (model-retry worker); with none, the call waits and the CLI says so after a few seconds.
@@ -96,7 +124,15 @@ Runs one durable model call (a modelCallWorkflow) and waits for it. A worker mus
 Call:
   --model P:M          A backend as provider:model; repeat for a fallback chain, tried in order.
   --prompt TEXT        The user message.
+  --prompt-file FILE   The user message from a file (- for standard input), for prompts too long to type.
+                       An input over Temporal's 2 MB payload limit is refused (exit 2) unless the payload
+                       store is on (MODEL_RETRY_PAYLOAD_STORE).
   --system TEXT        A system message.
+  --stream             Stream the answer: its text is printed on stdout as it arrives. A stream that
+                       failed after part of it reached you is never sent again: the call stops
+                       stream-interrupted with the partial text (printed) and exit 1.
+  --stream-batch-ms MS How long deltas collect before they are published as one batch (default 500,
+                       10 to 60000): lower is snappier, higher writes fewer history events. Implies --stream.
 
 Retry plan (checked before anything starts; a refusal names the flag and the fix, exit 2). Without any
 of these flags exactly ONE attempt is made (a hint says so); any of them turns retry on:
@@ -119,7 +155,8 @@ Run:
   --task-queue Q       Task queue (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
   --json               Print one JSON object on stdout when the call ends:
                        { workflowId, status: "succeeded"|"failed"|"cancelled", stopReason, output?, model?,
-                         usage?, attempts, billed }. On exit 3: { workflowId, status: "unknown", reason }.
+                         usage?, partialText?, attempts, billed }. On exit 3: { workflowId, status:
+                         "unknown", reason }. With --json, streamed text is not printed as it arrives.
 
 Output without --json: progress on stderr (each attempt as it starts and ends, each wait with its cause;
 a live countdown on a terminal, one line per event when piped), the answer on stdout, a summary line
@@ -169,8 +206,8 @@ Exit codes: 0 listed (also when none matched); 1 Temporal unreachable; 2 bad opt
 export const TURN_HELP = `Usage: model-retry turn --model P:M [--model P:M ...] --prompt TEXT [--system TEXT] [--tool NAME ...]
                          [--max-steps N] [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
-                         [--workflow-id ID] [--task-queue Q] [--json]
-       model-retry turn --workflow-id ID [--json]      (attach to an existing turn)
+                         [--stream] [--workflow-id ID] [--task-queue Q] [--json]
+       model-retry turn --workflow-id ID [--stream] [--json]      (attach to an existing turn)
 
 Runs one agent turn (an agentTurnWorkflow) and waits for it: the model is called, the tools it asks for run
 as activities (in parallel when it asks for several), their results go back to the model, and so on until a
@@ -185,6 +222,7 @@ Turn:
                        calculator, sleep_ms, fail_tool (see the README for adding your own).
   --max-steps N        Most model calls of the turn (default 50, at most 10000).
   --deadline MS        The turn's deadline in ms from its start.  --reserve MS  Time left to the host (60000).
+  --stream             Stream every model call: text is printed on stdout as it arrives (batches of 500 ms).
 
 Retry plan of each model call: --waits, --backoff, --no-retry, --max-attempts, --attempt-timeout,
 --min-attempt, as for \`model-retry call\` (without them, one attempt per model call; a hint says so).

@@ -4,6 +4,8 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { temporal } from '@temporalio/proto';
 import { callReport } from '../call-report.js';
 import type { CallReport } from '../call-report.js';
+import { dataConverterFromEnv } from '../../worker/payloads/data-converter.js';
+import { decodeHistory } from '../decode-history.js';
 import { fetchRunChain, orderRuns, readCallHistories } from '../history-chain.js';
 import { renderHtmlTimeline } from '../html-timeline.js';
 import { readRunMeta } from '../run-meta.js';
@@ -63,7 +65,10 @@ async function loadHistories(
 ): Promise<{ workflowId: string; histories: History[] }> {
   const files = [...(options.files ?? []), ...(options.file ? [options.file] : [])];
   if (files.length > 0) {
-    const { histories, gaps } = orderRuns(files.map(readExport));
+    // Exports carry payloads as the server holds them: decode with the keys and store of the environment.
+    const codecs = dataConverterFromEnv().payloadCodecs ?? [];
+    const exported = await Promise.all(files.map(async (file) => decodeHistory(readExport(file), codecs)));
+    const { histories, gaps } = orderRuns(exported);
     for (const gap of gaps) {
       err(
         `model-retry history: ${gap}. Each file holds one run: export every run of the chain ` +

@@ -2,6 +2,7 @@ import { UsageError, parseCommandArgs } from './args.js';
 import {
   CALL_HELP,
   CANCEL_HELP,
+  CODEC_SERVER_HELP,
   DEMO_HELP,
   HISTORY_HELP,
   LIST_HELP,
@@ -19,6 +20,7 @@ const HELP: Record<string, string> = {
   cancel: CANCEL_HELP,
   history: HISTORY_HELP,
   list: LIST_HELP,
+  'codec-server': CODEC_SERVER_HELP,
 };
 
 /** Runs the command line; resolves to the process exit code. */
@@ -70,6 +72,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'list': {
         const { runListCommand } = await import('./list.js');
         return await runListCommand(rest);
+      }
+      case 'codec-server': {
+        const { runCodecServerCommand } = await import('./codec-server.js');
+        return await runCodecServerCommand(rest);
       }
       case 'demo': {
         const { values } = parseCommandArgs('demo', rest, { keep: { type: 'boolean' } });

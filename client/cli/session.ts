@@ -2,6 +2,7 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import { Client, Connection, isGrpcServiceError } from '@temporalio/client';
 import protoPackage from '@temporalio/proto';
 import { loadTemporalTarget } from '../../worker/connection.js';
+import { dataConverterFromEnv } from '../../worker/payloads/data-converter.js';
 
 const proto = protoPackage.temporal;
 
@@ -20,11 +21,14 @@ export class UnreachableError extends Error {
 }
 
 /**
- * Connects through `loadTemporalTarget()` (envconfig).
+ * Connects through `loadTemporalTarget()` (envconfig), with the payload keys and store of the environment
+ * (`dataConverterFromEnv`), so what the workers encrypt is read and written alike.
  * @throws UnreachableError when the server cannot be reached.
  */
 export async function openSession(): Promise<Session> {
   const target = loadTemporalTarget();
+  // Keys and store are checked before connecting: a bad setting is refused (exit 2) with nothing done.
+  const dataConverter = dataConverterFromEnv();
   const address = target.connectionOptions.address ?? 'localhost:7233';
   let connection: Connection;
   try {
@@ -35,7 +39,7 @@ export async function openSession(): Promise<Session> {
         'Set TEMPORAL_ADDRESS (and TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, ...) or start a server.',
     );
   }
-  const client = new Client({ connection, namespace: target.namespace });
+  const client = new Client({ connection, namespace: target.namespace, dataConverter });
   return { client, connection, namespace: target.namespace, address, close: () => connection.close() };
 }
 

@@ -16,6 +16,8 @@ import { POLL_MS, followCall } from './call-follow.js';
 import { TURN_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { ProgressPrinter, formatMs } from './progress.js';
+import { printStream } from './stream-print.js';
+import type { StreamPrinter } from './stream-print.js';
 import { isRefusal, messageOf, openSession, pause } from './session.js';
 import type { Session } from './session.js';
 
@@ -29,6 +31,7 @@ const TURN_OPTIONS = {
   'workflow-id': { type: 'string' },
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
+  stream: { type: 'boolean' },
 } as const;
 
 /** The turn input's fields as the flags that set them, for refusals. */
@@ -70,10 +73,19 @@ export async function runTurnCommand(args: string[]): Promise<number> {
     if (typeof started === 'number') return started;
     if ('outcome' in started) {
       say(`turn ${workflowId} has already ended; its recorded outcome follows (nothing new was started)`);
-      return finish(started.outcome, json);
+      return await finish(started.outcome, json);
     }
     if (!json) say(`following turn ${workflowId} (task queue ${started.taskQueue}); Ctrl-C detaches`);
-    const progress = json ? undefined : new ProgressPrinter(process.stderr);
+    // Deltas go to stdout as they arrive; progress is then one line per event (no live countdown).
+    const printer =
+      values.stream === true && !json
+        ? printStream(session.client, workflowId, process.stdout, (e) =>
+            say(`streaming stopped: ${messageOf(e)}`),
+          )
+        : undefined;
+    const progress = json
+      ? undefined
+      : new ProgressPrinter(printer ? { write: (t: string) => process.stderr.write(t) } : process.stderr);
     const stop = new AbortController();
     const polling = progress ? pollTurn(session, started.handle, progress, stop.signal) : Promise.resolve();
     const warn = (line: string) => (progress ? progress.note(`model-retry: ${line}`) : say(line));
@@ -88,7 +100,7 @@ export async function runTurnCommand(args: string[]): Promise<number> {
     progress?.finish();
     if (followed.kind === 'closed') {
       const outcome = turnOutcome(workflowId, await readTurnHistory(session.client, workflowId));
-      if (outcome) return finish(outcome, json);
+      if (outcome) return await finish(outcome, json, printer);
     }
     const why =
       followed.kind === 'detached'
@@ -136,6 +148,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     ...(retry !== undefined ? { retry } : {}),
     ...(budget.deadlineInMs !== undefined ? { deadlineInMs: budget.deadlineInMs } : {}),
     ...(budget.reserveMs !== undefined ? { reserveMs: budget.reserveMs } : {}),
+    ...(values.stream === true ? { stream: true } : {}),
   };
   try {
     checkAgentTurn(input);
@@ -257,7 +270,7 @@ function callStatusOf(status: TurnStatus): CallStatus | undefined {
   };
 }
 
-function finish(outcome: TurnOutcome, json: boolean): number {
+async function finish(outcome: TurnOutcome, json: boolean, streamed?: StreamPrinter): Promise<number> {
   if (json) {
     process.stdout.write(`${JSON.stringify(outcome)}\n`);
   } else {
@@ -268,7 +281,9 @@ function finish(outcome: TurnOutcome, json: boolean): number {
         );
       }
     }
-    if (outcome.text) process.stdout.write(outcome.text.endsWith('\n') ? outcome.text : `${outcome.text}\n`);
+    if (streamed) await streamed.end(outcome.text);
+    else if (outcome.text)
+      process.stdout.write(outcome.text.endsWith('\n') ? outcome.text : `${outcome.text}\n`);
     say(summary(outcome));
   }
   return outcome.status === 'succeeded' ? 0 : 1;

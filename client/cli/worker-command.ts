@@ -3,6 +3,7 @@ import { PROVIDERS_FILE_ENV, loadProvidersFile, providersFromEnv } from '../../a
 import type { ProviderRegistry } from '../../activities/providers.js';
 import { resolveShutdownGraceMs, resolveTaskQueue } from '../../worker/config.js';
 import { resolveMetricsAddress } from '../../worker/metrics.js';
+import { payloadSettingsFromEnv } from '../../worker/payloads/data-converter.js';
 import { UsageError, parseCommandArgs } from './args.js';
 import { WORKER_HELP } from './help.js';
 
@@ -27,11 +28,13 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
   const shutdownGraceMs = resolveShutdownGraceMs(values['shutdown-grace-ms']);
   const metricsAddress = resolveMetricsAddress(values.metrics);
   const providers = loadProviders(values.providers);
+  const payloads = payloadSettingsFromEnv();
   const { runWorkerProcess } = await import('../../worker/run.js');
   await runWorkerProcess({
     taskQueue,
     shutdownGraceMs,
     deps: { providers },
+    payloads,
     ...(metricsAddress ? { metricsAddress } : {}),
   });
   return 0;

@@ -15,6 +15,7 @@ import type {
   AgentTurnResult,
   TurnStatus,
 } from '../../workflows/turn-types.js';
+import { expectNoSecrets, isLoopbackModel } from './model-call.js';
 import type { ModelCallFixture } from './model-call.js';
 import type { TestWorker } from './temporal.js';
 
@@ -55,13 +56,14 @@ export async function finishTurn(
   const status = await handle.query(turnStatusQuery);
   const history = await readTurnHistory(fx.temporal.client, handle.workflowId);
   expect(history.attempts).toEqual(records);
+  const own = await handle.fetchHistory();
+  expectNoSecrets(own, handle.workflowId);
   if (history.runIds.length === 1 && result?.lastDecision === undefined) {
-    const own = await handle.fetchHistory();
     expect(readCallHistory(own).attempts).toEqual(records);
     fx.histories.push({ workflowId: handle.workflowId, history: own });
   }
-  for (const model of new Set(records.map((r) => r.model).filter((m) => m.startsWith('local:')))) {
-    const id = model.slice('local:'.length);
+  for (const model of new Set(records.map((r) => r.model).filter(isLoopbackModel))) {
+    const id = model.slice(model.indexOf(':') + 1);
     expect(fx.lp.requestCount(id), `requests to ${model}`).toBe(
       records.filter((r) => r.model === model).length,
     );

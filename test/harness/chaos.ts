@@ -16,7 +16,9 @@ import type { LoopbackProvider } from '../../worker/loopback/index.js';
 import { attemptsQuery } from '../../workflows/call-log.js';
 import type { AttemptRecord, ModelCallResult } from '../../workflows/call-types.js';
 import type { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
-import { TEST_API_KEY } from './model-call.js';
+import { TEST_API_KEY, TEST_SECRETS, expectNoSecrets } from './model-call.js';
+import { leakReport, sweepHistories } from './secret-scan.js';
+import { leakNeedles } from './secrets.js';
 import { devServerPid, isAlive, startWorkerProcess, until } from './processes.js';
 import type { WorkerProcess } from './processes.js';
 
@@ -84,12 +86,15 @@ export async function chaosFixture(): Promise<ChaosFixture> {
     },
     async close() {
       await Promise.all(workers.map((w) => w.stop()));
+      // Every history this file's server holds, scanned for the credentials before the server goes.
+      const { leaks } = await sweepHistories(client, leakNeedles(TEST_SECRETS));
       await connection.close();
       // The killed server's environment only has connections left to close.
       for (const s of stale) await s.stop().catch(() => undefined);
       await server.stop();
       await lp.close();
       rmSync(dir, { recursive: true, force: true });
+      expect(leaks, leakReport(leaks)).toEqual([]);
     },
   };
 }
@@ -120,6 +125,7 @@ export async function settleCall(
   const records = await handle.query(attemptsQuery);
   const history = await handle.fetchHistory();
   expect(readCallHistory(history).attempts, handle.workflowId).toEqual(records);
+  expectNoSecrets(history, handle.workflowId);
   if (result) expect(result.attempts).toEqual(records);
   const sent = requestIds(lp, records);
   const recorded = records.map((r) => `${handle.workflowId}/${r.modelCallId}`);

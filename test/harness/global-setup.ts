@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { startDevServer } from '../../worker/dev-server.js';
 import { workflowsPath } from '../../worker/worker.js';
+import { leakReport, sweepHistories } from './secret-scan.js';
+import { leakNeedles, makeTestSecrets } from './secrets.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,7 +19,8 @@ declare module 'vitest' {
 
 /**
  * One real Temporal dev server for the whole integration run, and the workflow bundle built once. Test files
- * connect to it by address and start their own workers, each on its own task queue.
+ * connect to it by address and start their own workers, each on its own task queue. The run's test credentials
+ * are made here too (`inject('testSecrets')`), and at the end every history on the server is scanned for them.
  */
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'model-retry-test-'));
@@ -29,10 +33,30 @@ export default async function setup(project: TestProject) {
   project.provide('temporalAddress', server.address);
   project.provide('temporalNamespace', server.namespace);
   project.provide('workflowBundlePath', workflowBundlePath);
+  const secrets = makeTestSecrets();
+  project.provide('testSecrets', secrets);
   return async () => {
+    await finalSweep(server.address, server.namespace, leakNeedles(secrets));
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   };
+}
+
+/**
+ * Every workflow run of the integration run, scanned for the test credentials: catches what the per-file
+ * sweeps (`no-secrets-setup.ts`) could not see yet. A teardown cannot fail a test, so a leak sets the exit code.
+ */
+async function finalSweep(address: string, namespace: string, needles: string[]): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const { scanned, leaks } = await sweepHistories(new Client({ connection, namespace }), needles);
+    if (leaks.length > 0) {
+      console.error(`\nNO-SECRETS SWEEP FAILED over ${scanned} histories:\n${leakReport(leaks)}\n`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await connection.close();
+  }
 }
 
 const noop = () => undefined;

@@ -1,11 +1,12 @@
 import { settle } from './settle.js';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure, DataConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { temporal } from '@temporalio/proto';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { createProviderRegistry } from '../../activities/providers.js';
 import type { ProviderRegistry } from '../../activities/providers.js';
+import { fetchDecodedHistory } from '../../client/decode-history.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { startLoopbackProvider } from '../../worker/loopback/index.js';
@@ -18,14 +19,27 @@ import type {
   ModelCallResult,
 } from '../../workflows/call-types.js';
 import type { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
+import { findLeaks, leakReport } from './secret-scan.js';
+import { leakNeedles, makeTestSecrets } from './secrets.js';
+import type { TestSecrets } from './secrets.js';
 import { connectTestTemporal } from './temporal.js';
 import { freePort } from '../../worker/free-port.js';
 import type { TestTemporal, TestWorker } from './temporal.js';
 
-/** The key the test provider expects; no history may ever contain it. */
-export const TEST_API_KEY = 'sk-loopback-test-0123456789abcdefghijklmnopqrstuvwxyz';
+/**
+ * This run's test credentials: the integration project's global setup makes them once for all its files (so
+ * its final sweep knows them); projects without it (chaos, browser) get their own, per test file.
+ */
+export const TEST_SECRETS: TestSecrets = inject('testSecrets') ?? makeTestSecrets();
 
-/** A dev-server connection, a loopback provider and a provider registry pointing at it. */
+/** The key the `local` test provider sends; no history may ever contain it. */
+export const TEST_API_KEY = TEST_SECRETS.apiKey;
+
+/**
+ * A dev-server connection, a loopback provider and a provider registry pointing at it: `local:<model>`
+ * (OpenAI-compatible, `Authorization: Bearer <key>` and an `X-Proxy-Token` credential header) and
+ * `claude:<model>` (Anthropic, `x-api-key`), with the run's test credentials (`TEST_SECRETS`).
+ */
 export interface ModelCallFixture {
   temporal: TestTemporal;
   lp: LoopbackProvider;
@@ -37,20 +51,29 @@ export interface ModelCallFixture {
   close(): Promise<void>;
 }
 
-export async function modelCallFixture(): Promise<ModelCallFixture> {
-  const temporal = await connectTestTemporal();
+/** `dataConverter`: the client's payload codecs (workers get theirs in `startWorker`). */
+export async function modelCallFixture(
+  options: { dataConverter?: DataConverter } = {},
+): Promise<ModelCallFixture> {
+  const temporal = await connectTestTemporal(options);
   const lp = await startLoopbackProvider();
   const closedPort = await freePort();
   const providers = createProviderRegistry(
     {
-      local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'LOOPBACK_KEY' },
+      local: {
+        type: 'openai-compatible',
+        baseURL: lp.openaiBaseURL,
+        apiKeyEnv: 'LOOPBACK_KEY',
+        headers: { 'X-Proxy-Token': TEST_SECRETS.proxyToken },
+      },
+      claude: { type: 'anthropic', baseURL: lp.anthropicBaseURL, apiKeyEnv: 'LOOPBACK_ANTHROPIC_KEY' },
       dead: {
         type: 'openai-compatible',
         baseURL: `http://127.0.0.1:${closedPort}/v1`,
         apiKeyEnv: 'LOOPBACK_KEY',
       },
     },
-    { env: { LOOPBACK_KEY: TEST_API_KEY } },
+    { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey, LOOPBACK_ANTHROPIC_KEY: TEST_SECRETS.anthropicKey } },
   );
   let n = 0;
   return {
@@ -98,7 +121,7 @@ export async function finishCall(
 ): Promise<CallRun> {
   const { result, failure } = await settle(handle);
   const records = await handle.query(attemptsQuery);
-  const history = await handle.fetchHistory();
+  const history = await fetchDecodedHistory(handle); // as fetched when the client has no codecs
   fx.histories.push({ workflowId: handle.workflowId, history });
   const run: CallRun = {
     workflowId: handle.workflowId,
@@ -110,9 +133,10 @@ export async function finishCall(
     ...(failure ? { failure, details: failure.details?.[0] as ModelCallFailedDetails } : {}),
   };
   expect(readCallHistory(history).attempts).toEqual(records);
+  expectNoSecrets(history, handle.workflowId);
   // The provider saw exactly the attempts on record, model by model.
-  for (const model of new Set(records.map((r) => r.model).filter((m) => m.startsWith('local:')))) {
-    const id = model.slice('local:'.length);
+  for (const model of new Set(records.map((r) => r.model).filter(isLoopbackModel))) {
+    const id = model.slice(model.indexOf(':') + 1);
     expect(fx.lp.requestCount(id), `requests to ${model}`).toBe(
       records.filter((r) => r.model === model).length,
     );
@@ -129,4 +153,15 @@ export function story(records: readonly AttemptRecord[]) {
     ...(r.failure ? { class: r.failure.class, action: r.failure.action } : {}),
     ...(r.retryInMs !== undefined ? { retryInMs: r.retryInMs } : {}),
   }));
+}
+
+/** Whether a model name is served by the fixture's loopback provider (`local:` or `claude:`). */
+export function isLoopbackModel(model: string): boolean {
+  return model.startsWith('local:') || model.startsWith('claude:');
+}
+
+/** Fails when the history holds any of the run's test credentials (in any string or decoded payload). */
+export function expectNoSecrets(history: temporal.api.history.v1.IHistory, workflowId: string): void {
+  const leaks = findLeaks(history, leakNeedles(TEST_SECRETS), workflowId);
+  expect(leaks, leakReport(leaks)).toEqual([]);
 }

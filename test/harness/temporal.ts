@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
 import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ActivityDeps } from '../../activities/index.js';
@@ -14,6 +15,10 @@ export interface TestTemporal {
     deps?: ActivityDeps;
     shutdownGraceMs?: number;
     taskQueue?: string;
+    /** Payload codecs for this worker (`createDataConverter`). */
+    dataConverter?: DataConverter;
+    /** A workflow bundle other than the run's (one built with the encoding failure converter). */
+    workflowBundlePath?: string;
   }): Promise<TestWorker>;
   close(): Promise<void>;
 }
@@ -27,12 +32,19 @@ export interface TestWorker {
   done: Promise<void>;
 }
 
-export async function connectTestTemporal(): Promise<TestTemporal> {
+/** `dataConverter`: the client's payload codecs (`createDataConverter`); by default Temporal's own. */
+export async function connectTestTemporal(
+  options: { dataConverter?: DataConverter } = {},
+): Promise<TestTemporal> {
   const address = inject('temporalAddress');
   const namespace = inject('temporalNamespace');
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
-  const client = new Client({ connection, namespace });
+  const client = new Client({
+    connection,
+    namespace,
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+  });
   const running = new Set<TestWorker>();
   return {
     client,
@@ -42,9 +54,10 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
         connection: nativeConnection,
         namespace,
         taskQueue,
-        workflowBundle: { codePath: inject('workflowBundlePath') },
+        workflowBundle: { codePath: options.workflowBundlePath ?? inject('workflowBundlePath') },
         shutdownGraceMs: options.shutdownGraceMs ?? 2000,
         ...(options.deps ? { deps: options.deps } : {}),
+        ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
       });
       const done = worker.run();
       const handle: TestWorker = {

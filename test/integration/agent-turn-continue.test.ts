@@ -13,9 +13,13 @@ import type { LoopbackProvider } from '../../worker/loopback/index.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
 import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../workflows/search-attributes.js';
 import { turnStatusQuery } from '../../workflows/turn-state.js';
-import { runTurn } from '../harness/agent-turn.js';
+import { finishTurn, runTurn } from '../harness/agent-turn.js';
+import { startAgentTurn } from '../../client/agent-turn-client.js';
+import { subscribeCallStream } from '../../client/call-stream.js';
 import type { TurnFixture } from '../harness/agent-turn.js';
-import { TEST_API_KEY } from '../harness/model-call.js';
+import { TEST_API_KEY, TEST_SECRETS } from '../harness/model-call.js';
+import { leakReport, sweepHistories } from '../harness/secret-scan.js';
+import { leakNeedles } from '../harness/secrets.js';
 import { replayAll } from '../harness/replay.js';
 
 /**
@@ -60,6 +64,8 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
 
   afterAll(async () => {
     if (fx) await replayAll(fx.histories);
+    // This file's own server is not the suite's: its histories are swept for the credentials here.
+    const leaks = fx ? (await sweepHistories(fx.temporal.client, leakNeedles(TEST_SECRETS))).leaks : [];
     worker?.shutdown();
     await running;
     await native?.close();
@@ -67,6 +73,7 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     await lp?.close();
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
+    expect(leaks, leakReport(leaks)).toEqual([]);
   });
 
   it('keeps the messages, the attempts, the call counter and the deadline across runs', async () => {
@@ -137,5 +144,40 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
       9,
       'ServerError',
     ]);
+  });
+
+  it('streams every step of a streamed turn to one subscriber across its runs', async () => {
+    const steps = [1, 2, 3, 4, 5, 6].map((n) =>
+      toolCall('calculator', { expression: `${n} * 10` }, { text: `step ${n}. ` }),
+    );
+    lp.script('long-stream', [...steps, ok(undefined, { chunks: ['all ', 'done.'] })]);
+    const handle = await startAgentTurn(
+      fx.temporal.client,
+      {
+        model: 'local:long-stream',
+        prompt: 'Count in tens, out loud',
+        tools: ['calculator'],
+        stream: { batchMs: 10 },
+        deadlineInMs: 300_000,
+        reserveMs: 5000,
+      },
+      { taskQueue },
+    );
+    let text = '';
+    const calls = new Set<string>();
+    const reading = (async () => {
+      for await (const item of subscribeCallStream(fx.temporal.client, handle.workflowId)) {
+        if (item.kind === 'delta') text += item.delta.text;
+        else calls.add(item.event.callId);
+      }
+    })();
+    const run = await finishTurn(fx, handle);
+    await reading;
+    expect(run.result?.text).toBe('all done.');
+    expect(run.history.runIds.length).toBeGreaterThan(1);
+    expect(text).toBe('step 1. step 2. step 3. step 4. step 5. step 6. all done.');
+    // The subscriber followed the chain: it saw the calls of every run, not only the first or the last.
+    expect(calls.size).toBeGreaterThanOrEqual(6);
+    expect(run.records.every((r) => r.streamedDeltas !== undefined)).toBe(true);
   });
 });

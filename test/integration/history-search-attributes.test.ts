@@ -61,7 +61,7 @@ describe('findable runs: search attributes set once when a call stops, and `mode
     };
   };
 
-  it('sets them in one upsert after the last attempt of a call that answered (one marker, one upsert, no more)', async () => {
+  it('sets them in one upsert after the last attempt of a call that answered (one upsert, no more)', async () => {
     const a = fx.model('a');
     const b = fx.model('b');
     fx.lp.script(a.id, [fail(401)]);
@@ -80,11 +80,11 @@ describe('findable runs: search attributes set once when a call stops, and `mode
     });
     const types = (run.history.events ?? []).map(eventTypeName);
     expect(types.filter((t) => t === 'UpsertWorkflowSearchAttributes')).toHaveLength(1);
+    // The attempts reported that the attributes are registered: the stop costs the upsert alone, no marker.
     expect(typesAfterLastAttempt(run)).toEqual([
       'WorkflowTaskScheduled',
       'WorkflowTaskStarted',
       'WorkflowTaskCompleted',
-      'MarkerRecorded',
       'UpsertWorkflowSearchAttributes',
       'WorkflowExecutionCompleted',
     ]);
@@ -102,7 +102,7 @@ describe('findable runs: search attributes set once when a call stops, and `mode
       lastFailure: 'BadRequest',
     });
     expect(typesAfterLastAttempt(run).slice(-3)).toEqual([
-      'MarkerRecorded',
+      'WorkflowTaskCompleted',
       'UpsertWorkflowSearchAttributes',
       'WorkflowExecutionFailed',
     ]);
@@ -132,7 +132,7 @@ describe('findable runs: search attributes set once when a call stops, and `mode
       lastFailure: 'ServerError',
     });
     expect((history.events ?? []).map(eventTypeName).slice(-3)).toEqual([
-      'MarkerRecorded',
+      'TimerCanceled',
       'UpsertWorkflowSearchAttributes',
       'WorkflowExecutionCanceled',
     ]);

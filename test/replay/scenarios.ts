@@ -161,6 +161,34 @@ export const REPLAY_SCENARIOS: readonly ReplayScenario[] = [
     },
     expected: 'succeeded',
   },
+  {
+    name: 'stream-after-502',
+    scripts: {
+      'stream-after-502': [fail(502), ok(undefined, { chunks: ['one ', 'two ', 'three'], chunkDelayMs: 30 })],
+    },
+    input: {
+      model: local('stream-after-502'),
+      prompt: 'hi',
+      stream: { batchMs: 10 },
+      retry: { waits: [10] },
+    },
+    expected: 'succeeded',
+  },
+  {
+    name: 'stream-interrupted',
+    scripts: {
+      'stream-interrupted': [
+        ok(undefined, { chunks: ['one ', 'two ', 'three ', 'four'], chunkDelayMs: 30, cutAfterChunks: 3 }),
+      ],
+    },
+    input: {
+      model: local('stream-interrupted'),
+      prompt: 'hi',
+      stream: { batchMs: 10 },
+      retry: { waits: [10] },
+    },
+    expected: 'stream-interrupted',
+  },
 ];
 
 /** The workflow id a scenario's call runs under. */

@@ -47,7 +47,7 @@ export async function handleRequest(
   });
   const interrupted = (): RecordedRequest['outcome'] => (deps.closing() ? 'server-closed' : 'client-aborted');
   try {
-    const ending = await answer(deps, record, req, res, controller.signal);
+    const ending = await answer(deps, record, { req, res, rawBody: raw }, controller.signal);
     if (res.headersSent) record.status = res.statusCode;
     const outcome = ending === 'dropped' || ending === 'cut' ? ending : await settle(ending, res);
     deps.ledger.end(record, outcome ?? interrupted());
@@ -60,8 +60,7 @@ export async function handleRequest(
 async function answer(
   deps: HandlerDeps,
   record: RecordedRequest,
-  req: IncomingMessage,
-  res: ServerResponse,
+  { req, res, rawBody }: { req: IncomingMessage; res: ServerResponse; rawBody: string },
   signal: AbortSignal,
 ): Promise<Ending> {
   const route = `${record.method} ${record.path}`;
@@ -84,7 +83,7 @@ async function answer(
   Object.assign(record, { step: served.step, script: served.script, stepIndex: served.index });
   const ctx = { seq: record.seq, model: record.model };
   const { stream, headers } = record;
-  return perform(served.step, { req, res, format, ctx, stream, headers, signal });
+  return perform(served.step, { req, res, format, ctx, stream, headers, rawBody, signal });
 }
 
 /** Fails loudly: answers an error in the provider's format and notes the surprise. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AnswerContext, ProviderFormat, StreamEvent } from './format.js';
-import type { CutStep, MalformedStep, OkStep, Step } from './steps.js';
+import type { CutStep, EchoAuthStep, MalformedStep, OkStep, Step } from './steps.js';
 
 /** One request being answered. */
 export interface Exchange {
@@ -12,6 +12,8 @@ export interface Exchange {
   stream: boolean;
   /** The request's headers, lower-cased. */
   headers: Record<string, string>;
+  /** The request's body as received. */
+  rawBody: string;
   /** Aborted when the client goes away or the server closes: every wait ends at once. */
   signal: AbortSignal;
 }
@@ -34,11 +36,8 @@ export async function perform(step: Step, ex: Exchange): Promise<Ending> {
       const body = step.body ?? ex.format.error(step.status, { ...pick(step), message });
       return send(ex, step.status, extra, body);
     }
-    case 'echo-auth': {
-      const status = step.status ?? 401;
-      const received = ex.headers['authorization'] ?? ex.headers['x-api-key'] ?? '(no credentials received)';
-      return send(ex, status, extra, ex.format.error(status, { message: `invalid api key: ${received}` }));
-    }
+    case 'echo-auth':
+      return echoAuth(step, ex, extra);
     case 'malformed':
       return malformed(step, ex, extra);
     case 'drop':
@@ -50,6 +49,18 @@ export async function perform(step: Step, ex: Exchange): Promise<Ending> {
       await sleep(Number.POSITIVE_INFINITY, ex.signal);
       return 'aborted';
   }
+}
+
+function echoAuth(step: EchoAuthStep, ex: Exchange, extra: Record<string, string>): Ending {
+  const status = step.status ?? 401;
+  const received = ex.headers['authorization'] ?? ex.headers['x-api-key'] ?? '(no credentials received)';
+  if (step.everywhere !== true) {
+    return send(ex, status, extra, ex.format.error(status, { message: `invalid api key: ${received}` }));
+  }
+  const key = received.replace(/^(bearer|basic)\s+/i, '');
+  const message = `Incorrect API key provided: ${key}. Received ${received} with the request ${ex.rawBody}`;
+  const echoed = { ...extra, 'x-echoed-authorization': received, 'x-echoed-key': key };
+  return send(ex, status, echoed, ex.format.error(status, { message, code: key, type: key }));
 }
 
 function pick(step: { type?: string; code?: string }): { type?: string; code?: string } {

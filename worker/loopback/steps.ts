@@ -61,6 +61,12 @@ export interface EchoAuthStep extends StepBase {
   kind: 'echo-auth';
   /** @default 401 */
   status?: number;
+  /**
+   * Echo the credentials everywhere a careless provider or proxy might: the message (the bare key, the header as
+   * received and the whole request body), the error's `code` and `type`, and the response headers
+   * `x-echoed-authorization` and `x-echoed-key`. @default false: the message `invalid api key: <header>` only
+   */
+  everywhere?: boolean;
 }
 
 /** A 200 whose body is unusable. */

@@ -67,7 +67,7 @@ const fields: Record<StepKind, Record<string, Check>> = {
     cutAfterChunks: count,
   },
   error: { status, type: string, code: string, message: string, body: anything },
-  'echo-auth': { status },
+  'echo-auth': { status, everywhere: boolean },
   malformed: { shape, body: string, contentType: string },
   drop: {},
   cut: { fraction, text: string },

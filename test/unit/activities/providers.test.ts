@@ -11,7 +11,7 @@ import {
   parseModelName,
   providersFromEnv,
 } from '../../../activities/providers.js';
-import { ok, startLoopbackProvider } from '../../../worker/loopback/index.js';
+import { startLoopbackProvider } from '../../../worker/loopback/index.js';
 import type { LoopbackProvider } from '../../../worker/loopback/index.js';
 import { attemptFailure, input, quietEnvironment } from './helpers.js';
 
@@ -180,21 +180,37 @@ describe('createActivities and Misconfigured attempts', () => {
     expect(lp.requestCount()).toBe(0);
   });
 
-  it('loads MODEL_RETRY_PROVIDERS at the first request, not at creation', async () => {
-    const env: Record<string, string | undefined> = {
-      MODEL_RETRY_PROVIDERS: join(dir, 'later.json'),
-      LOCAL_KEY: 'sk-abcdefgh',
-    };
-    const { modelRequest } = createActivities({ env });
-    const { details } = await attemptFailure(quietEnvironment().run(modelRequest, input('local:m')));
-    expect(details).toMatchObject({
-      class: 'Misconfigured',
-      message: expect.stringMatching(/later\.json: cannot read/) as unknown,
-    });
-    file('later.json', { local: { ...local, baseURL: lp.openaiBaseURL } });
-    lp.script('m', [ok('found it')]);
-    await expect(quietEnvironment().run(modelRequest, input('local:m'))).resolves.toMatchObject({
-      text: 'found it',
-    });
-  });
+  it.each([
+    [
+      'a file that does not exist',
+      () => join(dir, 'missing.json'),
+      /missing\.json \(named by MODEL_RETRY_PROVIDERS\): cannot read the providers file \(ENOENT\)/,
+    ],
+    ['a directory', () => dir, /cannot read the providers file \(EISDIR\)/],
+    [
+      'an empty file',
+      () => file('empty.json', ''),
+      /empty\.json \(named by MODEL_RETRY_PROVIDERS\): not valid JSON/,
+    ],
+    [
+      'a list instead of an object',
+      () => file('list.json', [local]),
+      /expected an object of providers by name/,
+    ],
+    [
+      'an unknown type',
+      () => file('type.json', { local: { ...local, type: 'grpc' } }),
+      /`local\.type` is "grpc": set it to one of/,
+    ],
+  ])(
+    'refuses %s named by MODEL_RETRY_PROVIDERS at creation, so the worker does not start',
+    (_name, path, pattern) => {
+      expect(() =>
+        createActivities({ env: { MODEL_RETRY_PROVIDERS: path(), LOCAL_KEY: 'sk-abcdefgh' } }),
+      ).toThrow(pattern);
+      expect(() => createActivities({ env: { MODEL_RETRY_PROVIDERS: path() } })).toThrow(
+        ProvidersConfigError,
+      );
+    },
+  );
 });

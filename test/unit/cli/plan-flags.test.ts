@@ -195,6 +195,29 @@ describe('model-retry call refuses bad input with exit 2 before connecting', () 
   }, 60_000);
 });
 
+describe('model-retry call refuses a prompt with nothing in it, or from a file it cannot read, before connecting', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'model-retry-prompt-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const blank = join(dir, 'blank.txt');
+  writeFileSync(blank, ' \n\n ');
+  const call = ['call', '--model', 'local:fast', '--no-retry'];
+
+  it.each([
+    ['an empty --prompt', ['--prompt', ''], '`--prompt`: is empty: give the text to send'],
+    ['a blank --prompt beside --system', ['--prompt', '  ', '--system', 'be brief'], '`--prompt`: is empty'],
+    ['a missing --prompt-file', ['--prompt-file', join(dir, 'missing.txt')], 'cannot be read (ENOENT)'],
+    ['a blank --prompt-file', ['--prompt-file', blank], 'holds no text'],
+    ['an empty --prompt-file path', ['--prompt-file', ''], '`--prompt-file` is empty'],
+    ['--prompt and --prompt-file both', ['--prompt', 'hi', '--prompt-file', blank], 'not both'],
+  ])('%s', async (_name, args, message) => {
+    const { code, stdout, stderr } = await runCli([...call, ...args], NO_SERVER);
+    expect(stderr).toContain(message);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).not.toContain('cannot reach Temporal');
+  });
+});
+
 describe('model-retry worker --providers refuses a bad file with exit 2 before connecting', () => {
   const dir = mkdtempSync(join(tmpdir(), 'model-retry-providers-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -223,6 +246,18 @@ describe('model-retry worker --providers refuses a bad file with exit 2 before c
     const { code, stderr } = await runCli(['worker', '--providers', join(dir, 'missing.json')], NO_SERVER);
     expect(code).toBe(2);
     expect(stderr).toContain('cannot read the providers file (ENOENT)');
+  });
+
+  it.each([
+    ['a directory', () => dir, 'cannot read the providers file (EISDIR)'],
+    ['an empty file', () => file('empty.json', ''), 'not valid JSON'],
+    ['a list', () => file('list.json', '[]'), 'expected an object of providers by name'],
+  ])('%s, naming the file and the problem', async (_name, path, problem) => {
+    const { code, stderr } = await runCli(['worker', '--providers', path()], NO_SERVER);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`--providers cannot be used: ${path()}: `);
+    expect(stderr).toContain(problem);
+    expect(stderr).not.toMatch(/^\s+at /m);
   });
 
   it('a bad file named by MODEL_RETRY_PROVIDERS, naming the variable', async () => {

@@ -85,6 +85,27 @@ describe('scripted HTTP errors', () => {
       error: { type: 'permission_error', message: 'invalid api key: sk-ant-secret' },
     });
   });
+
+  it('echoes the credentials everywhere when asked: message, code, type, response headers, request body', async () => {
+    lp.script('m', [echoAuth(500, { everywhere: true })]);
+    const res = await chat(lp, 'm', {}, { authorization: 'Bearer sk-secret-123' });
+    expect(res.status).toBe(500);
+    expect(res.headers.get('x-echoed-authorization')).toBe('Bearer sk-secret-123');
+    expect(res.headers.get('x-echoed-key')).toBe('sk-secret-123');
+    const { error } = (await res.json()) as { error: Record<string, unknown> };
+    expect(error).toMatchObject({ code: 'sk-secret-123', type: 'sk-secret-123' });
+    expect(error.message).toMatch(
+      /^Incorrect API key provided: sk-secret-123\. Received Bearer sk-secret-123/,
+    );
+    expect(error.message).toContain('"content":"hi"');
+  });
+
+  it("echoes Anthropic's x-api-key everywhere too", async () => {
+    lp.script('claude', [echoAuth(403, { everywhere: true })]);
+    const res = await messages(lp, 'claude', {}, { 'x-api-key': 'sk-ant-secret' });
+    expect(res.headers.get('x-echoed-key')).toBe('sk-ant-secret');
+    expect(await res.json()).toMatchObject({ error: { type: 'sk-ant-secret' } });
+  });
 });
 
 describe('malformed bodies', () => {

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { startAgentTurn } from '../../client/agent-turn-client.js';
+import { always, fail, ok, toolCall } from '../../worker/loopback/index.js';
+import type { Benchmark } from '../lib/benchmark.js';
+import { runCall } from '../lib/calls.js';
+import type { BenchContext } from '../lib/context.js';
+import { historyBytes } from '../lib/history.js';
+import type { History } from '../lib/history.js';
+import { fmtBytes, fmtMs, fmtNum, median, ratio, summarize } from '../lib/stats.js';
+
+/** Temporal's defaults for suggesting continue-as-new (`limit.historyCount/historySize.suggestContinueAsNew`). */
+export const SUGGEST_CONTINUE_AS_NEW = { events: 4096, bytes: 4 * 1024 * 1024 };
+
+interface Replayed {
+  events: number;
+  ms: number[];
+}
+
+/**
+ * Item 4: how long a worker takes to replay a history, the cost it pays after a restart or a cache eviction.
+ * Model-call histories (answers at once, after one and after two failures) and the longest agent turn that fits
+ * before Temporal suggests continue-as-new (a tool call at every step, run until the turn continues as new) are
+ * replayed with `Worker.runReplayHistories` against the bench bundle, several rounds; each history's time is the
+ * gap between consecutive replay results, the first round (worker start-up) left out.
+ */
+export const replay: Benchmark = {
+  name: 'replay',
+  title: '4. Replay time',
+  async run(ctx) {
+    const quick = ctx.size === 'quick';
+    const rounds = quick ? 2 : 6;
+    const worker = await ctx.startWorker();
+    let calls: History[];
+    let turn: TurnRun;
+    try {
+      calls = await callHistories(ctx, worker.taskQueue, quick ? 1 : 4);
+      turn = await longestTurn(ctx, worker.taskQueue, quick ? 4 : 10_000);
+    } finally {
+      await worker.stop();
+    }
+    const named = [
+      ...calls.map((history, i) => ({ workflowId: `call-${i}`, history })),
+      { workflowId: 'turn', history: turn.history },
+    ];
+    const times = await replayRounds(ctx, named, rounds);
+    const callTimes = named.slice(0, -1).map((n) => times.get(n.workflowId) as Replayed);
+    const turnTimes = times.get('turn') as Replayed;
+    const perKiloCall = callTimes.flatMap((r) => r.ms.map((ms) => (ms / r.events) * 1000));
+    const perKiloTurn = turnTimes.ms.map((ms) => (ms / turnTimes.events) * 1000);
+    const callEvents = median(callTimes.map((r) => r.events));
+    const callMs = median(callTimes.flatMap((r) => r.ms));
+    const turnMs = median(turnTimes.ms);
+    return {
+      name: 'replay',
+      title: this.title,
+      params: {
+        rounds,
+        measuredRounds: rounds - 1,
+        callHistories: calls.length,
+        turnMaxSteps: quick ? 4 : 10_000,
+      },
+      figures: {
+        callHistory: {
+          events: callEvents,
+          replayMs: summarize(callTimes.flatMap((r) => r.ms)),
+          perThousandEventsMs: summarize(perKiloCall),
+        },
+        longestTurn: {
+          steps: turn.steps,
+          events: turnTimes.events,
+          bytes: historyBytes(turn.history),
+          continuedAsNew: turn.continuedAsNew,
+          ...(turn.suggestedAt ? { suggestedAt: turn.suggestedAt } : {}),
+          replayMs: summarize(turnTimes.ms),
+          perThousandEventsMs: summarize(perKiloTurn),
+        },
+        suggestContinueAsNew: SUGGEST_CONTINUE_AS_NEW,
+      },
+      tables: [
+        {
+          title: `Replay time (median of ${rounds - 1} rounds after a warm-up round)`,
+          columns: ['history', 'events', 'bytes', 'replay', 'per 1,000 events'],
+          rows: [
+            [
+              `model calls (${calls.length}: at once, after 1 and 2 failures)`,
+              `${fmtNum(callEvents, 0)} (median)`,
+              fmtBytes(median(calls.map(historyBytes))),
+              fmtMs(callMs),
+              fmtMs(median(perKiloCall)),
+            ],
+            [
+              `agent turn, ${turn.steps} steps (${turn.continuedAsNew ? 'until it continued as new' : 'maxSteps'})`,
+              String(turnTimes.events),
+              fmtBytes(historyBytes(turn.history)),
+              fmtMs(turnMs),
+              fmtMs(median(perKiloTurn)),
+            ],
+          ],
+          notes: [
+            `Temporal suggests continue-as-new at ${SUGGEST_CONTINUE_AS_NEW.events} events or ` +
+              `${fmtBytes(SUGGEST_CONTINUE_AS_NEW.bytes)} of history (server defaults); the turn continues as new ` +
+              'at the next step boundary after the suggestion.',
+          ],
+        },
+      ],
+      notes: [
+        `A short call replays in ${fmtMs(callMs)}, mostly fixed cost (workflow context, activation); the longest turn ` +
+          `replays in ${fmtMs(turnMs)}, ${fmtNum(ratio(turnMs, callMs))}× a call's time for ` +
+          `${fmtNum(ratio(turnTimes.events, callEvents))}× its events.`,
+        turn.suggestedAt
+          ? `The server suggested continue-as-new at event ${turn.suggestedAt.events}, ` +
+            `${fmtBytes(turn.suggestedAt.bytes)} of history (its own count), and the turn continued as new after ` +
+            `${turn.steps} steps: ` +
+            (turn.suggestedAt.bytes >= SUGGEST_CONTINUE_AS_NEW.bytes
+              ? 'the size limit came first, since every model attempt carries the whole conversation and the ' +
+                'history grows with the square of the steps.'
+              : turn.suggestedAt.events >= SUGGEST_CONTINUE_AS_NEW.events
+                ? 'the event count limit came first.'
+                : "the server's limits were lowered for this run.")
+          : `The turn stopped at maxSteps (${turn.steps} steps), before any continue-as-new was suggested.`,
+      ],
+    };
+  },
+};
+
+/** Model calls with different shapes: at once, after one failure, after two (waits of 10 ms). */
+async function callHistories(ctx: BenchContext, taskQueue: string, each: number): Promise<History[]> {
+  const shapes = [[ok()], [fail(502), ok()], [fail(502), fail(503), ok()]];
+  const runs = await Promise.all(
+    shapes.flatMap((steps) =>
+      Array.from({ length: each }, async () => {
+        const model = ctx.model('replay-call');
+        ctx.lp.script(model.id, steps);
+        return runCall(ctx, taskQueue, {
+          model: model.name,
+          prompt: 'replay me',
+          retry: { waits: [10, 10] },
+        });
+      }),
+    ),
+  );
+  return runs.map((r) => r.history);
+}
+
+interface TurnRun {
+  history: History;
+  steps: number;
+  continuedAsNew: boolean;
+  /** Where the server first suggested continue-as-new, by its own count (event id, history size in bytes). */
+  suggestedAt?: { events: number; bytes: number };
+}
+
+/**
+ * An agent turn whose model asks for the calculator at every step, until the turn continues as new (or stops at
+ * `maxSteps`); the first run's history, and the chain stopped there.
+ */
+async function longestTurn(ctx: BenchContext, taskQueue: string, maxSteps: number): Promise<TurnRun> {
+  const model = ctx.model('replay-turn');
+  ctx.lp.script(model.id, [always(toolCall('calculator', { expression: '6 * 7' }))]);
+  const handle = await startAgentTurn(
+    ctx.client,
+    { model: model.name, prompt: 'Keep calculating.', tools: ['calculator'], maxSteps },
+    { taskQueue, workflowId: `bench-turn-${randomUUID()}` },
+  );
+  // `startAgentTurn` returns what `client.workflow.start` does, which knows the first run's id.
+  const runId = (handle as Partial<WorkflowHandleWithFirstExecutionRunId>).firstExecutionRunId;
+  const first = ctx.client.workflow.getHandle(handle.workflowId, runId ?? (await handle.describe()).runId);
+  for (;;) {
+    const { status } = await first.describe();
+    if (status.name === 'CONTINUED_AS_NEW') {
+      await ctx.client.workflow
+        .getHandle(handle.workflowId)
+        .terminate('bench: the first run is what is measured');
+      break;
+    }
+    if (status.name !== 'RUNNING') break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const history = await first.fetchHistory();
+  const steps = (history.events ?? []).filter(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelRequest',
+  ).length;
+  const last = history.events?.at(-1);
+  // The server's own figures where it first suggested continue-as-new (in that workflow task's started event).
+  const hint = history.events?.find((e) => e.workflowTaskStartedEventAttributes?.suggestContinueAsNew);
+  return {
+    history,
+    steps,
+    continuedAsNew: Boolean(last?.workflowExecutionContinuedAsNewEventAttributes),
+    ...(hint
+      ? {
+          suggestedAt: {
+            events: Number(hint.eventId),
+            bytes: Number(hint.workflowTaskStartedEventAttributes?.historySizeBytes ?? 0),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Replays every history `rounds` times in one replay worker; each history's times, the first round left out. */
+async function replayRounds(
+  ctx: BenchContext,
+  histories: { workflowId: string; history: History }[],
+  rounds: number,
+): Promise<Map<string, Replayed>> {
+  const out = new Map<string, Replayed>(
+    histories.map((h) => [h.workflowId, { events: h.history.events?.length ?? 0, ms: [] }]),
+  );
+  const all = Array.from({ length: rounds }, (_, round) =>
+    histories.map((h) => ({ workflowId: `${h.workflowId}#${round}`, history: h.history })),
+  ).flat();
+  let last = performance.now();
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle: { codePath: ctx.bundlePath } },
+    all,
+  )) {
+    const now = performance.now();
+    if (result.error) throw new Error(`replay of ${result.workflowId} failed: ${String(result.error)}`);
+    const [id, round] = result.workflowId.split('#');
+    if (Number(round) > 0) out.get(id as string)?.ms.push(now - last);
+    last = now;
+  }
+  return out;
+}

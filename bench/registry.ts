@@ -1,0 +1,22 @@
+import { concurrency } from './benchmarks/concurrency.js';
+import { historyBytes } from './benchmarks/history-bytes.js';
+import { historyEvents } from './benchmarks/history-events.js';
+import { replay } from './benchmarks/replay.js';
+import { retryOverhead } from './benchmarks/retry-overhead.js';
+import type { Benchmark } from './lib/benchmark.js';
+
+/**
+ * Every benchmark of `npm run bench`, in the order they run and appear in BENCHMARKS.md. A new one (streaming,
+ * issue 9) is one more entry here and a method section in BENCHMARKS.md.
+ */
+export const BENCHMARKS: readonly Benchmark[] = [
+  historyEvents,
+  retryOverhead,
+  concurrency,
+  replay,
+  historyBytes,
+];
+
+export function benchmarkNames(): string[] {
+  return BENCHMARKS.map((b) => b.name);
+}

@@ -1,0 +1,7 @@
+/**
+ * The bench's workflow bundle: model-retry's own workflows, unchanged, plus the bench-only baseline
+ * `serverRetryWorkflow`. Built once per bench run.
+ */
+export * from '../../workflows/index.js';
+export { serverRetryWorkflow } from './server-retry.js';
+export type { ServerRetryInput } from './server-retry.js';

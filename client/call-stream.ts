@@ -1,0 +1,90 @@
+/**
+ * Reading a call's (or a turn's) stream from outside: its text deltas and call events, in order, from any
+ * offset. Each subscriber keeps its own position; one that starts late and reads from 0 sees everything the
+ * workflow still holds. The subscription ends when the workflow closes.
+ */
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
+import { DELTA_TOPIC, EVENT_TOPIC } from '../workflows/stream-types.js';
+import { fetchDecodedHistory } from './decode-history.js';
+import { StreamDeliveries } from './history-stream.js';
+import type { StreamDelta, StreamEvent } from '../workflows/stream-types.js';
+
+/**
+ * One item of a call's stream. `offset` is its place in the stream; it is `undefined` for a delta read from the
+ * run's history after the run closed (the tail a subscriber between two polls had not read yet).
+ */
+export type CallStreamItem =
+  | { kind: 'delta'; offset: number | undefined; delta: StreamDelta }
+  | { kind: 'event'; offset: number; event: StreamEvent };
+
+/** Options of `subscribeCallStream`. */
+export interface SubscribeCallStreamOptions {
+  /** The offset to read from (0: from the start). @default 0 */
+  fromOffset?: number;
+  /** Least time between two polls, ms; each poll is an update (events in the workflow's history). @default 100 */
+  pollCooldownMs?: number;
+}
+
+/**
+ * The items of workflow `workflowId`'s stream, from `fromOffset` on, until the workflow closes. A run that closes
+ * ends every subscription, and a subscriber that was between two polls then has not read the last deltas: those
+ * are read from the closed run's history (its publish signals) and yielded last, so a subscriber from offset 0
+ * always ends with every delta of the run.
+ */
+export async function* subscribeCallStream(
+  client: Client,
+  workflowId: string,
+  options: SubscribeCallStreamOptions = {},
+): AsyncGenerator<CallStreamItem, void, undefined> {
+  const stream = WorkflowStreamClient.create(client, workflowId);
+  const items = stream.subscribe<StreamDelta | StreamEvent>(
+    [DELTA_TOPIC, EVENT_TOPIC],
+    options.fromOffset ?? 0,
+    { pollCooldown: options.pollCooldownMs ?? 100, resultType: true },
+  );
+  const seen = new Map<string, number>();
+  try {
+    for await (const item of items) {
+      if (item.topic === DELTA_TOPIC) {
+        const delta = item.data as StreamDelta;
+        seen.set(delta.modelCallId, (seen.get(delta.modelCallId) ?? 0) + 1);
+        yield { kind: 'delta', offset: item.offset, delta };
+      } else {
+        yield { kind: 'event', offset: item.offset, event: item.data as StreamEvent };
+      }
+    }
+  } catch (error) {
+    // Cancelling the workflow cancels the poll waiting in it: the stream ends with the run.
+    if (!(error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure)) throw error;
+  }
+  if ((options.fromOffset ?? 0) !== 0) return;
+  const history = await fetchDecodedHistory(client.workflow.getHandle(workflowId));
+  for (const delta of new StreamDeliveries(history.events ?? []).all()) {
+    const count = seen.get(delta.modelCallId) ?? 0;
+    if (delta.index < count) continue;
+    yield { kind: 'delta', offset: undefined, delta: { modelCallId: delta.modelCallId, text: delta.text } };
+  }
+}
+
+/**
+ * The answer text a reader shows: the deltas of the latest attempt that started (an attempt that delivered
+ * nothing and failed is replaced by the next one). Feed it every item; `text` is what to show so far.
+ */
+export class StreamedText {
+  private attempt: string | undefined;
+  text = '';
+
+  /** Takes an item; returns the text to append to what was shown, or `undefined` when nothing new. */
+  take(item: CallStreamItem): string | undefined {
+    if (item.kind === 'event') {
+      if (item.event.type === 'attempt') this.attempt = item.event.modelCallId;
+      return undefined;
+    }
+    if (this.attempt !== undefined && item.delta.modelCallId !== this.attempt) return undefined;
+    this.text += item.delta.text;
+    return item.delta.text;
+  }
+}

@@ -1,0 +1,75 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import { decodePayloadWire, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
+import type { PublishInput } from '@temporalio/workflow-streams/workflow';
+import { DELTA_TOPIC } from '../workflows/stream-types.js';
+import type { StreamDelta } from '../workflows/stream-types.js';
+import { firstPayload, idOf } from './history-events.js';
+import type { HistoryEvent } from './history-events.js';
+
+/** One delta as it reached the workflow's stream: the event that carried it, and its text. */
+interface Arrival {
+  eventId: number;
+  /** Its place among every delta of the history. */
+  order: number;
+  text: string;
+}
+
+/**
+ * The text deltas each streamed attempt published into the workflow's stream, read from the publish signals
+ * in the history (skipping a batch the stream itself would skip as a duplicate: the same publisher's sequence
+ * seen before).
+ */
+export class StreamDeliveries {
+  private readonly byAttempt = new Map<string, Arrival[]>();
+
+  constructor(events: readonly HistoryEvent[]) {
+    const lastSequence = new Map<string, number>();
+    let order = 0;
+    for (const event of events) {
+      const signal = event.workflowExecutionSignaledEventAttributes;
+      if (signal?.signalName !== workflowStreamPublishSignal.name) continue;
+      const input = firstPayload<Partial<PublishInput>>(signal.input);
+      if (!input || !Array.isArray(input.items)) continue;
+      if (input.publisher_id) {
+        const sequence = Number(input.sequence ?? 0);
+        if (sequence <= (lastSequence.get(input.publisher_id) ?? 0)) continue;
+        lastSequence.set(input.publisher_id, sequence);
+      }
+      for (const item of input.items) {
+        if (item.topic !== DELTA_TOPIC) continue;
+        const delta = decodeDelta(item.data);
+        if (!delta) continue;
+        const list = this.byAttempt.get(delta.modelCallId) ?? [];
+        list.push({ eventId: idOf(event.eventId), order: order++, text: delta.text });
+        this.byAttempt.set(delta.modelCallId, list);
+      }
+    }
+  }
+
+  /** Every delta in the order it reached the stream, with its index among its attempt's deltas. */
+  all(): { modelCallId: string; index: number; text: string; eventId: number }[] {
+    const out = [...this.byAttempt].flatMap(([modelCallId, list]) =>
+      list.map((a, index) => ({ modelCallId, index, text: a.text, eventId: a.eventId, order: a.order })),
+    );
+    return out.sort((a, b) => a.order - b.order).map(({ order: _order, ...rest }) => rest);
+  }
+
+  /** How many deltas of `modelCallId` reached the stream before event `beforeId`, and their text. */
+  before(modelCallId: string, beforeId: unknown): { deltas: number; text: string } {
+    const limit = idOf(beforeId);
+    const arrived = (this.byAttempt.get(modelCallId) ?? []).filter((a) => a.eventId < limit);
+    return { deltas: arrived.length, text: arrived.map((a) => a.text).join('') };
+  }
+}
+
+function decodeDelta(data: unknown): StreamDelta | undefined {
+  if (typeof data !== 'string') return undefined;
+  try {
+    const delta = defaultPayloadConverter.fromPayload<Partial<StreamDelta>>(decodePayloadWire(data));
+    return typeof delta?.modelCallId === 'string' && typeof delta.text === 'string'
+      ? { modelCallId: delta.modelCallId, text: delta.text }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribeCallStream } from '../../client/call-stream.js';
+import { startModelCall } from '../../client/model-call-client.js';
+import { ok } from '../../worker/loopback/index.js';
+import type { ModelCallFailedDetails } from '../../workflows/call-types.js';
+import { chaosFixture, settleCall } from '../harness/chaos.js';
+import type { ChaosFixture } from '../harness/chaos.js';
+import { until } from '../harness/processes.js';
+import type { WorkerProcess } from '../harness/processes.js';
+
+describe('a worker killed -9 in the middle of a streamed answer', () => {
+  let fx: ChaosFixture;
+  let workers: WorkerProcess[];
+  beforeAll(async () => {
+    fx = await chaosFixture();
+    workers = await Promise.all([fx.startWorker(), fx.startWorker()]);
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it('ends stream-interrupted with the text that reached the stream, and the request is never sent again', async () => {
+    const chunks = Array.from({ length: 400 }, (_, i) => `w${i} `);
+    fx.lp.script('mid-stream', [ok(undefined, { chunks, chunkDelayMs: 50 }), ok('a second answer')]);
+    const handle = await startModelCall(
+      fx.client,
+      { model: 'local:mid-stream', prompt: 'hi', stream: { batchMs: 50 }, retry: { waits: [10, 10] } },
+      { taskQueue: fx.taskQueue, workflowId: 'chaos-killed-mid-stream' },
+    );
+    let seen = '';
+    const reading = (async () => {
+      for await (const item of subscribeCallStream(fx.client, handle.workflowId, { pollCooldownMs: 20 })) {
+        if (item.kind === 'delta') seen += item.delta.text;
+      }
+    })();
+    await until('deltas at the subscriber', async () => (seen.length > 0 ? true : undefined));
+    const runner = await until('the attempt to be started by a worker', async () => {
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      return pending[0]?.lastWorkerIdentity || undefined;
+    });
+    const victim = workers.find((w) => runner.startsWith(w.identityPrefix));
+    expect(victim, `the runner ${runner} is one of our workers`).toBeDefined();
+    await victim?.kill9();
+
+    const run = await settleCall(fx.lp, handle);
+    await reading;
+    const details = run.failure?.details?.[0] as ModelCallFailedDetails | undefined;
+    expect(details?.stopReason).toBe('stream-interrupted');
+    // One request, cut when the dead worker's socket closed; the survivor never sent it again.
+    expect(fx.lp.requests('mid-stream').map((r) => r.outcome)).toEqual(['client-aborted']);
+    expect(run.records).toHaveLength(1);
+    const [record] = run.records;
+    expect(record?.failure?.class).toBe('StreamInterrupted');
+    expect(record?.failure?.message).toMatch(/^WorkerLost after \d+ streamed deltas: /);
+    const delivered = record?.streamedDeltas ?? 0;
+    expect(delivered).toBeGreaterThan(0);
+    expect(delivered).toBeLessThan(chunks.length);
+    expect(details?.partialText).toBe(chunks.slice(0, delivered).join(''));
+    expect(seen).toBe(details?.partialText);
+    fx.lp.reset();
+  });
+});

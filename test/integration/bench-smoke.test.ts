@@ -1,0 +1,102 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openBenchContext } from '../../bench/lib/context.js';
+import type { BenchContext } from '../../bench/lib/context.js';
+import type { ResultFile } from '../../bench/lib/report.js';
+import { runBenchmark } from '../../bench/lib/runner.js';
+import { BENCHMARKS } from '../../bench/registry.js';
+
+/**
+ * A smoke run of the benchmark code: every benchmark at `--quick` size on the suite's dev server, checked for
+ * the shape of what it writes. No figure is compared with a time (speed belongs to `npm run bench`).
+ */
+describe('every benchmark at --quick size', () => {
+  const out = mkdtempSync(join(tmpdir(), 'model-retry-bench-smoke-'));
+  let ctx: BenchContext;
+
+  beforeAll(async () => {
+    ctx = await openBenchContext({
+      size: 'quick',
+      address: inject('temporalAddress'),
+      namespace: inject('temporalNamespace'),
+      log: () => undefined,
+    });
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  const read = (name: string): ResultFile =>
+    JSON.parse(readFileSync(join(out, `${name}.json`), 'utf8')) as ResultFile;
+
+  it.each(BENCHMARKS.map((b) => [b.name, b] as const))(
+    '%s writes its result as JSON and Markdown, with full tables',
+    async (name, benchmark) => {
+      const file = await runBenchmark(benchmark, ctx, { out });
+      ctx.lp.reset();
+      const json = read(name);
+      expect(json).toEqual(JSON.parse(JSON.stringify(file)));
+      expect(json.result.name).toBe(name);
+      expect(json.meta.size).toBe('quick');
+      expect(json.meta.machine.cpus).toBeGreaterThan(0);
+      expect(json.meta.machine.node).toBe(process.version);
+      expect(json.result.tables.length).toBeGreaterThan(0);
+      for (const table of json.result.tables) {
+        expect(table.rows.length, table.title).toBeGreaterThan(0);
+        for (const row of table.rows) expect(row, table.title).toHaveLength(table.columns.length);
+      }
+      const markdown = readFileSync(join(out, `${name}.md`), 'utf8');
+      expect(markdown).toContain(`## ${benchmark.title}`);
+      expect(markdown).toContain(`| ${json.result.tables[0]?.columns[0]} |`);
+    },
+  );
+
+  it('history-events counts every attempt of the calls it ran', () => {
+    const { figures } = read('history-events').result as unknown as {
+      figures: { perAttempt: Record<string, number>; totals: Record<string, number> };
+    };
+    for (const n of Object.values(figures.perAttempt)) expect(Number.isInteger(n) && n > 0).toBe(true);
+    const { mixed, succeedsAtOnce, plainActivityCall } = figures.totals;
+    expect(mixed).toBeGreaterThan(succeedsAtOnce as number);
+    expect(succeedsAtOnce).toBeGreaterThanOrEqual(plainActivityCall as number);
+  });
+
+  it('retry-overhead has a sample for every retry of every approach', () => {
+    const { figures, params } = read('retry-overhead').result;
+    const overhead = figures.overheadMs as Record<string, { n: number }>;
+    expect(Object.keys(overhead)).toEqual(['model-retry', 'server-side retry', 'in-process loop']);
+    for (const s of Object.values(overhead)) expect(s.n).toBe(params.samplesPerApproach);
+  });
+
+  it('concurrency reads every call of each load from its history', () => {
+    const { figures } = read('concurrency').result as unknown as {
+      figures: { runs: Record<string, { calls: number; attempts: number; succeeded: number }[]> };
+    };
+    const runs = Object.values(figures.runs).flat();
+    expect(runs.length).toBeGreaterThan(0);
+    for (const run of runs) expect(run.attempts).toBeGreaterThanOrEqual(run.succeeded);
+  });
+
+  it('replay replays the calls and the turn it ran', () => {
+    const { figures } = read('replay').result as unknown as {
+      figures: { longestTurn: { steps: number; events: number; replayMs: { n: number } } };
+    };
+    expect(figures.longestTurn.steps).toBeGreaterThan(0);
+    expect(figures.longestTurn.events).toBeGreaterThan(figures.longestTurn.steps);
+    expect(figures.longestTurn.replayMs.n).toBeGreaterThan(0);
+  });
+
+  it('history-bytes finds the prompt in every attempt, and only a reference with the payload store', () => {
+    const { figures } = read('history-bytes').result as unknown as {
+      figures: Record<'plain' | 'payload store', { promptBytes: number; perAttemptBytes: number }[]>;
+    };
+    const [, large] = figures.plain;
+    const [, stored] = figures['payload store'];
+    expect(large?.perAttemptBytes).toBeGreaterThan(large?.promptBytes as number);
+    expect(stored?.perAttemptBytes).toBeLessThan(stored?.promptBytes as number);
+  });
+});

@@ -1,0 +1,233 @@
+import type { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fail, ok } from '../../worker/loopback/index.js';
+import { startModelCall } from '../../client/model-call-client.js';
+import { subscribeCallStream } from '../../client/call-stream.js';
+import type { CallStreamItem } from '../../client/call-stream.js';
+import { readCallHistory } from '../../client/history-reader.js';
+import { eventTypeName } from '../../client/history-format.js';
+import { attemptsQuery, statusQuery } from '../../workflows/call-log.js';
+import { finishCall, modelCallFixture } from '../harness/model-call.js';
+import type { ModelCallFixture } from '../harness/model-call.js';
+import type { TestWorker } from '../harness/temporal.js';
+import { replayAll } from '../harness/replay.js';
+
+const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
+const ANSWER = WORDS.join('');
+
+/** Reads a workflow's stream until it ends, keeping every item. */
+function collect(fx: ModelCallFixture, workflowId: string, fromOffset = 0) {
+  const items: CallStreamItem[] = [];
+  const done = (async () => {
+    for await (const item of subscribeCallStream(fx.temporal.client, workflowId, {
+      fromOffset,
+      pollCooldownMs: 20,
+    })) {
+      items.push(item);
+    }
+  })();
+  const text = (modelCallId?: string) =>
+    items
+      .flatMap((i) =>
+        i.kind === 'delta' && (modelCallId === undefined || i.delta.modelCallId === modelCallId)
+          ? [i.delta.text]
+          : [],
+      )
+      .join('');
+  return { items, done, text };
+}
+
+async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('streamed model calls', () => {
+  let fx: ModelCallFixture;
+  let worker: TestWorker;
+  beforeAll(async () => {
+    fx = await modelCallFixture();
+    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
+  });
+  afterAll(async () => {
+    if (fx) await replayAll(fx.histories);
+    await fx?.close();
+  });
+
+  it('delivers every delta of a stream that completes, and the result holds the same text', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok(undefined, { chunks: WORDS, chunkDelayMs: 15 })]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', stream: { batchMs: 20 } },
+      { taskQueue: worker.taskQueue },
+    );
+    const reader = collect(fx, handle.workflowId);
+    const run = await finishCall(fx, handle);
+    await reader.done;
+    expect(run.result?.output.text).toBe(ANSWER);
+    expect(reader.text()).toBe(ANSWER);
+    expect(reader.items.filter((i) => i.kind === 'delta')).toHaveLength(WORDS.length);
+    expect(fx.lp.requests(m.id)[0]?.stream).toBe(true);
+    expect(run.records).toMatchObject([{ outcome: 'succeeded', streamedDeltas: WORDS.length }]);
+    const events = reader.items.flatMap((i) => (i.kind === 'event' ? [i.event] : []));
+    expect(events[0]).toEqual({
+      type: 'attempt',
+      callId: 'c1',
+      modelCallId: 'c1.1',
+      attempt: 1,
+      model: m.name,
+    });
+    // The stop event is published as the run closes: a subscriber between two polls then misses it.
+    const stop = { type: 'stop', callId: 'c1', stopReason: 'succeeded', modelCallId: 'c1.1' };
+    expect(events.slice(1)).toEqual(events.length > 1 ? [stop] : []);
+  });
+
+  it('retries a failure before the first delta, and the caller sees one clean answer', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(502), ok(undefined, { chunks: WORDS, cutAfterChunks: 0 }), ok(ANSWER)]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', stream: { batchMs: 20 }, retry: { waits: [10, 10] } },
+      { taskQueue: worker.taskQueue },
+    );
+    const reader = collect(fx, handle.workflowId);
+    const run = await finishCall(fx, handle);
+    await reader.done;
+    expect(run.records.map((r) => [r.outcome, r.failure?.class, r.streamedDeltas])).toEqual([
+      ['failed', 'ServerError', 0],
+      ['failed', 'ConnectionLost', 0],
+      ['succeeded', undefined, ANSWER.split(' ').length],
+    ]);
+    expect(reader.text()).toBe(ANSWER);
+    expect(run.result?.output.text).toBe(ANSWER);
+  });
+
+  it('drops deltas not yet published when the attempt fails: they never reached the caller, so it is retried', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok(undefined, { chunks: WORDS, cutAfterChunks: 3 }), ok(ANSWER)]);
+    // A 30 s batch: the three deltas before the cut are still in the attempt's batch when it fails.
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', stream: { batchMs: 30_000 }, retry: { waits: [10] } },
+      { taskQueue: worker.taskQueue },
+    );
+    const reader = collect(fx, handle.workflowId);
+    const run = await finishCall(fx, handle);
+    await reader.done;
+    expect(run.records.map((r) => [r.outcome, r.failure?.class, r.streamedDeltas])).toEqual([
+      ['failed', 'ConnectionLost', 0],
+      ['succeeded', undefined, ANSWER.split(' ').length],
+    ]);
+    expect(reader.text()).toBe(ANSWER);
+  });
+
+  it('stops stream-interrupted with the partial text when the connection drops after deltas reached the stream, and sends nothing again', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok(undefined, { chunks: WORDS, chunkDelayMs: 40, cutAfterChunks: 5 }), ok(ANSWER)]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', stream: { batchMs: 10 }, retry: { waits: [10, 10, 10] } },
+      { taskQueue: worker.taskQueue },
+    );
+    const reader = collect(fx, handle.workflowId);
+    const run = await finishCall(fx, handle);
+    await reader.done;
+    expect(fx.lp.requestCount(m.id)).toBe(1);
+    expect(run.details?.stopReason).toBe('stream-interrupted');
+    const partial = run.details?.partialText ?? '';
+    // What reached the stream before the cut: at least one delta, at most the five sent.
+    const delivered = run.records[0]?.streamedDeltas ?? 0;
+    expect(delivered).toBeGreaterThan(0);
+    expect(delivered).toBeLessThanOrEqual(5);
+    expect(partial).toBe(WORDS.slice(0, delivered).join(''));
+    expect(reader.text()).toBe(partial);
+    expect(run.records).toHaveLength(1);
+    expect(run.records[0]?.failure).toMatchObject({ class: 'StreamInterrupted' });
+    expect(run.records[0]?.failure?.message).toMatch(/^ConnectionLost after \d+ streamed deltas: /);
+    expect(run.records[0]?.failure?.action).toBeUndefined();
+    expect(readCallHistory(run.history).stopReason).toBe('stream-interrupted');
+    fx.lp.reset();
+  });
+
+  it('lets two subscribers read the whole answer, one of them joining late from the start', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok(undefined, { chunks: WORDS, chunkDelayMs: 80 })]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', stream: { batchMs: 10 } },
+      { taskQueue: worker.taskQueue },
+    );
+    const early = collect(fx, handle.workflowId);
+    await until('three deltas at the first subscriber', () => early.text().split(' ').length > 3);
+    const late = collect(fx, handle.workflowId, 0);
+    await finishCall(fx, handle);
+    await Promise.all([early.done, late.done]);
+    expect(early.text()).toBe(ANSWER);
+    expect(late.text()).toBe(ANSWER);
+    expect(late.items.map((i) => i.offset)).toEqual(early.items.map((i) => i.offset));
+  });
+
+  it('ends a wait at once when cancelled', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(502)]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', stream: true, retry: { waits: [60_000] } },
+      { taskQueue: worker.taskQueue },
+    );
+    await until('the wait', async () => (await handle.query(statusQuery))?.state === 'waiting');
+    await handle.cancel();
+    const error = await handle.result().catch((e: unknown) => e);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const history = await handle.fetchHistory();
+    const types = (history.events ?? []).map(eventTypeName);
+    expect(types).toContain('TimerCanceled');
+    expect(types).not.toContain('TimerFired');
+    expect(fx.lp.requestCount(m.id)).toBe(1);
+    expect(readCallHistory(history).attempts).toEqual(await handle.query(attemptsQuery));
+    fx.histories.push({ workflowId: handle.workflowId, history });
+  });
+
+  it('aborts the provider request when cancelled mid-stream', async () => {
+    const m = fx.model();
+    const chunks = Array.from({ length: 200 }, (_, i) => `w${i} `);
+    fx.lp.script(m.id, [ok(undefined, { chunks, chunkDelayMs: 50 })]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', stream: { batchMs: 10 } },
+      { taskQueue: worker.taskQueue },
+    );
+    const reader = collect(fx, handle.workflowId);
+    await until('a delta at the subscriber', () => reader.text().length > 0);
+    await handle.cancel();
+    const error = await handle.result().catch((e: unknown) => e);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    await reader.done;
+    await until('the request to end', () => fx.lp.requests(m.id)[0]?.outcome !== 'pending');
+    expect(fx.lp.requests(m.id)[0]?.outcome).toBe('client-aborted');
+    const records = await handle.query(attemptsQuery);
+    expect(records).toMatchObject([{ outcome: 'cancelled' }]);
+    expect(records[0]?.streamedDeltas).toBeGreaterThan(0);
+    const history = await handle.fetchHistory();
+    expect(readCallHistory(history).attempts).toEqual(records);
+    // The subscription ends with the cancelled run; what it read is the start of what the attempt delivered.
+    expect(chunks.slice(0, records[0]?.streamedDeltas).join('')).toContain(reader.text());
+    expect(reader.text()).toMatch(/^w0 /);
+    fx.histories.push({ workflowId: handle.workflowId, history });
+  });
+
+  it('refuses a bad stream setting before anything starts, naming the field', async () => {
+    await expect(
+      startModelCall(
+        fx.temporal.client,
+        { model: 'local:x', prompt: 'hi', stream: { batchMs: 1 } },
+        { taskQueue: worker.taskQueue },
+      ),
+    ).rejects.toThrow(/`stream\.batchMs`: must be a whole number of milliseconds from 10 to 60000/);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { streamOf, validateCallInput } from '../../../workflows/call-input.js';
+import { validateTurnInput } from '../../../workflows/turn-input.js';
+import { StreamedText } from '../../../client/call-stream.js';
+import type { CallStreamItem } from '../../../client/call-stream.js';
+
+describe('the stream setting of a call', () => {
+  it('is off unless asked for, and batches every 500 ms by default', () => {
+    expect(streamOf({})).toBeUndefined();
+    expect(streamOf({ stream: false })).toBeUndefined();
+    expect(streamOf({ stream: true })).toEqual({ batchMs: 500 });
+    expect(streamOf({ stream: {} })).toEqual({ batchMs: 500 });
+    expect(streamOf({ stream: { batchMs: 10 } })).toEqual({ batchMs: 10 });
+    expect(streamOf({ stream: { batchMs: 60_000 } })).toEqual({ batchMs: 60_000 });
+  });
+
+  it.each([
+    [{ batchMs: 9 }, /`stream\.batchMs`: must be a whole number of milliseconds from 10 to 60000 \(got 9\)/],
+    [{ batchMs: 60_001 }, /`stream\.batchMs`/],
+    [{ batchMs: 12.5 }, /`stream\.batchMs`/],
+    [{ batchMs: '100' }, /`stream\.batchMs`/],
+    [{ batch: 100 }, /`stream\.batch`: unknown field; the only field is `batchMs`/],
+    ['yes', /`stream`: must be `true`, `false` or `\{ batchMs \}`/],
+    [[true], /`stream`: must be/],
+  ])('refuses %j, naming the field and the fix', (stream, message) => {
+    expect(() => validateCallInput({ model: 'local:x', prompt: 'hi', stream })).toThrow(message);
+  });
+
+  it('is checked the same way on an agent turn', () => {
+    expect(() => validateTurnInput({ model: 'local:x', prompt: 'hi', stream: { batchMs: 1 } })).toThrow(
+      /`stream\.batchMs`/,
+    );
+    expect(() => validateTurnInput({ model: 'local:x', prompt: 'hi', stream: true })).not.toThrow();
+  });
+});
+
+describe('the streamed text a reader shows', () => {
+  const attempt = (modelCallId: string, offset: number): CallStreamItem => ({
+    kind: 'event',
+    offset,
+    event: {
+      type: 'attempt',
+      callId: 'c1',
+      modelCallId,
+      attempt: Number(modelCallId.slice(3)),
+      model: 'local:x',
+    },
+  });
+  const delta = (modelCallId: string, text: string, offset: number | undefined): CallStreamItem => ({
+    kind: 'delta',
+    offset,
+    delta: { modelCallId, text },
+  });
+
+  it('is the deltas of the latest attempt that started, in order', () => {
+    const shown = new StreamedText();
+    const appended = [
+      attempt('c1.1', 0),
+      delta('c1.1', 'Hel', 1),
+      delta('c1.1', 'lo', 2),
+      attempt('c1.2', 3),
+      // A late delta of an attempt that was already replaced is not shown.
+      delta('c1.1', ' stale', 4),
+      delta('c1.2', '!', undefined),
+    ].map((item) => shown.take(item));
+    expect(appended).toEqual([undefined, 'Hel', 'lo', undefined, undefined, '!']);
+    expect(shown.text).toBe('Hello!');
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * The workflow's one stream (`@temporalio/workflow-streams`): streamed attempts publish their text deltas into
+ * it from the activity, and the workflow publishes call events (an attempt started, a call stopped) itself.
+ * The workflow decides whether a failed attempt delivered anything from this log alone.
+ */
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  defaultPayloadConverter,
+} from '@temporalio/workflow';
+import { WorkflowStream, decodePayloadWire } from '@temporalio/workflow-streams/workflow';
+import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
+import { DELTA_TOPIC, EVENT_TOPIC } from './stream-types.js';
+import type { StreamDelta, StreamEvent } from './stream-types.js';
+
+let current: WorkflowStream | undefined;
+
+/**
+ * The workflow's stream, created on first use (module state is per workflow run in Temporal's sandbox). A
+ * workflow that has its own `WorkflowStream` passes it to `callModel` instead (a workflow has one stream:
+ * constructing a second replaces the first one's handlers). `prior` is the state carried over continue-as-new;
+ * it only counts on the first call.
+ */
+export function workflowStream(prior?: WorkflowStreamState): WorkflowStream {
+  current ??= new WorkflowStream(prior);
+  return current;
+}
+
+/** The stream if this run created or was given one, else `undefined` (nothing was ever published). */
+export function existingStream(): WorkflowStream | undefined {
+  return current;
+}
+
+/** Makes `stream` the workflow's stream (a host's own), so later calls publish into it. */
+export function adoptStream(stream: WorkflowStream): WorkflowStream {
+  current = stream;
+  return stream;
+}
+
+/**
+ * Before the run ends: releases waiting subscribers with what the log holds (their polls answer now instead of
+ * being abandoned) and waits for the handlers in flight, even in a cancelled run. Adds no history event.
+ */
+export async function closeStream(): Promise<void> {
+  const stream = current;
+  if (!stream) return;
+  stream.detachPollers();
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+}
+
+/**
+ * Before continue-as-new: detaches subscribers (they follow to the next run), waits for handlers in flight,
+ * and returns the state the next run resumes the stream from; `undefined` when the run has no stream.
+ */
+export async function handOverStream(): Promise<WorkflowStreamState | undefined> {
+  if (!current) return undefined;
+  current.detachPollers();
+  await condition(allHandlersFinished);
+  return current.getState();
+}
+
+/** Publishes a call event (free: it adds no history event, subscribers read it by polling). */
+export function publishEvent(stream: WorkflowStream, event: StreamEvent): void {
+  stream.topic<StreamEvent>(EVENT_TOPIC).publish(event);
+}
+
+/** What an attempt's deltas in the stream log add up to. */
+export interface Delivered {
+  deltas: number;
+  text: string;
+}
+
+/**
+ * The deltas of attempt `modelCallId` in the stream log, in order: how many, and their text. Reads the log
+ * through the stream's public snapshot; called once per streamed attempt, when it ends.
+ */
+export function deliveredBy(stream: WorkflowStream, modelCallId: string): Delivered {
+  let deltas = 0;
+  let text = '';
+  for (const item of stream.getState().log) {
+    if (item.topic !== DELTA_TOPIC) continue;
+    const delta = defaultPayloadConverter.fromPayload<Partial<StreamDelta>>(decodePayloadWire(item.data));
+    if (delta?.modelCallId !== modelCallId || typeof delta.text !== 'string') continue;
+    deltas += 1;
+    text += delta.text;
+  }
+  return { deltas, text };
+}
