@@ -17,7 +17,7 @@ import { CALL_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { ProgressPrinter } from './progress.js';
 import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
-import { printStream } from './stream-print.js';
+import { followOutputs } from './stream-print.js';
 import type { StreamPrinter } from './stream-print.js';
 import { isRefusal, messageOf, openSession } from './session.js';
 import type { Session } from './session.js';
@@ -86,16 +86,11 @@ export async function runCallCommand(args: string[]): Promise<number> {
       : await attachToCall(session, workflowId);
     if (typeof started === 'number') return started;
     if ('outcome' in started) return await finish(started.outcome, json, undefined, true);
-    // While deltas go to stdout, progress is one line per event (a live countdown would cut into the text).
-    const printer: StreamPrinter | undefined =
-      (values.stream === true || values['stream-batch-ms'] !== undefined) && !json
-        ? printStream(session.client, workflowId, process.stdout, (e) =>
-            say(`streaming stopped: ${messageOf(e)}`),
-          )
-        : undefined;
-    const progress = json
-      ? undefined
-      : new ProgressPrinter(printer ? { write: (t: string) => process.stderr.write(t) } : process.stderr);
+    const { printer, progress } = followOutputs(session.client, workflowId, {
+      stream: values.stream === true || values['stream-batch-ms'] !== undefined,
+      json,
+      say,
+    });
     const warn = (line: string) => (progress ? progress.note(`model-retry: ${line}`) : say(line));
     if (!json) say(`following call ${workflowId} (task queue ${started.taskQueue}); Ctrl-C detaches`);
     const followed = await followCall({

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { StreamedText, subscribeCallStream } from '../call-stream.js';
+import { ProgressPrinter } from './progress.js';
+import { messageOf } from './session.js';
 
 /** Prints a call's streamed text as it arrives (`call --stream`, the demo). */
 export interface StreamPrinter {
@@ -38,4 +40,22 @@ export function printStream(
       return printed;
     },
   };
+}
+
+/**
+ * What a following command prints to: with `stream` (and no `--json`), a printer of the deltas on stdout and
+ * progress one line per event on stderr (a live countdown would cut into the streamed text); else the usual
+ * progress, or none with `--json`.
+ */
+export function followOutputs(
+  client: Client,
+  workflowId: string,
+  options: { stream: boolean; json: boolean; say: (line: string) => void },
+): { printer?: StreamPrinter; progress?: ProgressPrinter } {
+  if (options.json) return {};
+  if (!options.stream) return { progress: new ProgressPrinter(process.stderr) };
+  const printer = printStream(client, workflowId, process.stdout, (e) =>
+    options.say(`streaming stopped: ${messageOf(e)}`),
+  );
+  return { printer, progress: new ProgressPrinter({ write: (t: string) => process.stderr.write(t) }) };
 }

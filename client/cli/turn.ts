@@ -15,8 +15,9 @@ import { UsageError, parseCommandArgs } from './args.js';
 import { POLL_MS, followCall } from './call-follow.js';
 import { TURN_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
-import { ProgressPrinter, formatMs } from './progress.js';
-import { printStream } from './stream-print.js';
+import type { ProgressPrinter } from './progress.js';
+import { formatMs } from './progress.js';
+import { followOutputs } from './stream-print.js';
 import type { StreamPrinter } from './stream-print.js';
 import { isRefusal, messageOf, openSession, pause } from './session.js';
 import type { Session } from './session.js';
@@ -76,16 +77,11 @@ export async function runTurnCommand(args: string[]): Promise<number> {
       return await finish(started.outcome, json);
     }
     if (!json) say(`following turn ${workflowId} (task queue ${started.taskQueue}); Ctrl-C detaches`);
-    // Deltas go to stdout as they arrive; progress is then one line per event (no live countdown).
-    const printer =
-      values.stream === true && !json
-        ? printStream(session.client, workflowId, process.stdout, (e) =>
-            say(`streaming stopped: ${messageOf(e)}`),
-          )
-        : undefined;
-    const progress = json
-      ? undefined
-      : new ProgressPrinter(printer ? { write: (t: string) => process.stderr.write(t) } : process.stderr);
+    const { printer, progress } = followOutputs(session.client, workflowId, {
+      stream: values.stream === true,
+      json,
+      say,
+    });
     const stop = new AbortController();
     const polling = progress ? pollTurn(session, started.handle, progress, stop.signal) : Promise.resolve();
     const warn = (line: string) => (progress ? progress.note(`model-retry: ${line}`) : say(line));

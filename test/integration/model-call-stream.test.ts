@@ -12,6 +12,11 @@ import { finishCall, modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';
 import { replayAll } from '../harness/replay.js';
+import { until as untilValue } from '../harness/processes.js';
+
+/** Waits until `probe` holds (20 s at most, checked every 20 ms). */
+const until = (what: string, probe: () => boolean | Promise<boolean>) =>
+  untilValue(what, async () => ((await probe()) ? true : undefined), 20_000, 20);
 
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
 const ANSWER = WORDS.join('');
@@ -36,14 +41,6 @@ function collect(fx: ModelCallFixture, workflowId: string, fromOffset = 0) {
       )
       .join('');
   return { items, done, text };
-}
-
-async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('streamed model calls', () => {
