@@ -3,11 +3,12 @@ import { historyBytes } from './benchmarks/history-bytes.js';
 import { historyEvents } from './benchmarks/history-events.js';
 import { replay } from './benchmarks/replay.js';
 import { retryOverhead } from './benchmarks/retry-overhead.js';
+import { streaming } from './benchmarks/streaming.js';
 import type { Benchmark } from './lib/benchmark.js';
 
 /**
- * Every benchmark of `npm run bench`, in the order they run and appear in BENCHMARKS.md. A new one (streaming,
- * issue 9) is one more entry here and a method section in BENCHMARKS.md.
+ * Every benchmark of `npm run bench`, in the order they run and appear in BENCHMARKS.md. A new one is one more
+ * entry here and a method section in BENCHMARKS.md.
  */
 export const BENCHMARKS: readonly Benchmark[] = [
   historyEvents,
@@ -15,6 +16,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   concurrency,
   replay,
   historyBytes,
+  streaming,
 ];
 
 export function benchmarkNames(): string[] {

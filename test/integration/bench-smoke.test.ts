@@ -99,4 +99,27 @@ describe('every benchmark at --quick size', () => {
     expect(large?.perAttemptBytes).toBeGreaterThan(large?.promptBytes as number);
     expect(stored?.perAttemptBytes).toBeLessThan(stored?.promptBytes as number);
   });
+
+  it('streaming times every delta at the subscriber, and only the subscribed call has polls', () => {
+    const { figures, params } = read('streaming').result as unknown as {
+      figures: {
+        baseline: { events: number };
+        byInterval: {
+          batchMs: number;
+          latencyMs: { n: number };
+          none: { events: number; signals: number; polls: number };
+          one: { polls: number };
+        }[];
+      };
+      params: { intervalsMs: number[]; deltas: number; repetitions: number };
+    };
+    expect(figures.byInterval.map((r) => r.batchMs)).toEqual(params.intervalsMs);
+    for (const r of figures.byInterval) {
+      expect(r.latencyMs.n).toBe(params.deltas * params.repetitions);
+      expect(r.none.signals).toBeGreaterThan(0);
+      expect(r.none.polls).toBe(0);
+      expect(r.one.polls).toBeGreaterThan(0);
+      expect(r.none.events).toBeGreaterThan(figures.baseline.events);
+    }
+  });
 });

@@ -83,7 +83,8 @@ async function answer(
   Object.assign(record, { step: served.step, script: served.script, stepIndex: served.index });
   const ctx = { seq: record.seq, model: record.model };
   const { stream, headers } = record;
-  return perform(served.step, { req, res, format, ctx, stream, headers, rawBody, signal });
+  const deltaSent = (): void => void (record.deltasSentAt ??= []).push(Date.now());
+  return perform(served.step, { req, res, format, ctx, stream, headers, rawBody, signal, deltaSent });
 }
 
 /** Fails loudly: answers an error in the provider's format and notes the surprise. */

@@ -41,6 +41,11 @@ export interface RecordedRequest {
   /** The script the step came from (model name or `*`) and its position there. */
   script?: string;
   stepIndex?: number;
+  /**
+   * A streamed answer: when each content delta (what `cutAfterChunks` counts) was written to the connection, ms
+   * since the epoch, in order; a stream cut short has fewer. Times a delta from the provider to where it arrives.
+   */
+  deltasSentAt?: number[];
   /** The HTTP status sent, when headers were sent. */
   status?: number;
   outcome: RequestOutcome;

@@ -16,6 +16,8 @@ export interface Exchange {
   rawBody: string;
   /** Aborted when the client goes away or the server closes: every wait ends at once. */
   signal: AbortSignal;
+  /** Called right after each streamed content delta was written. */
+  deltaSent?: () => void;
 }
 
 /** How `perform` left the exchange: `sent` still has to be confirmed by the response finishing. */
@@ -94,6 +96,7 @@ async function streamAnswer(step: OkStep, ex: Exchange, extra: Record<string, st
     if (pause > 0 && !(await sleep(pause, ex.signal))) return 'aborted';
     if (ex.signal.aborted) return 'aborted';
     ex.res.write(event.text);
+    if (event.delta) ex.deltaSent?.();
   }
   ex.res.end();
   return 'sent';

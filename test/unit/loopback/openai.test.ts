@@ -30,6 +30,7 @@ describe('the OpenAI chat completions API', () => {
       choices: [{ index: 0, message: { role: 'assistant', content: 'hello there' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
     });
+    expect(lp.requests('fast')[0]?.deltasSentAt).toBeUndefined();
     lp.assertScriptsConsumed();
   });
 
@@ -82,6 +83,13 @@ describe('the OpenAI chat completions API', () => {
       .map((c) => c.delta.content)
       .filter((t) => t !== undefined && t !== '');
     expect(deltas).toEqual(['a', 'b', 'c']);
+    await lp.idle();
+    const [request] = lp.requests('slowstream');
+    const sent = request?.deltasSentAt ?? [];
+    expect(sent).toHaveLength(3);
+    expect([...sent].sort((x, y) => x - y)).toEqual(sent);
+    expect(sent[0]).toBeGreaterThanOrEqual(request?.receivedAt ?? Number.NaN);
+    expect(sent[2]).toBeLessThanOrEqual(request?.endedAt ?? Number.NaN);
   });
 
   it('cuts a stream after N deltas by dropping the connection', async () => {
@@ -98,6 +106,7 @@ describe('the OpenAI chat completions API', () => {
     expect(text).not.toContain('[DONE]');
     await lp.idle();
     expect(lp.requests('flaky')[0]?.outcome).toBe('cut');
+    expect(lp.requests('flaky')[0]?.deltasSentAt).toHaveLength(2);
   });
 
   it('cuts a stream before the finish when N is at least the number of deltas', async () => {
