@@ -14,7 +14,7 @@ import type {
   ModelCallResult,
 } from '../workflows/call-types.js';
 import { MODEL_CALL_FAILED } from '../workflows/call-types.js';
-import { iso, parseWaitSummary } from '../workflows/call-summary.js';
+import { iso, parseWaitSummary, succeed } from '../workflows/call-summary.js';
 import { isAction } from '../policy/index.js';
 import { firstPayload, HistoryIndex, idOf } from './history-events.js';
 import { StreamDeliveries } from './history-stream.js';
@@ -136,13 +136,7 @@ function closeAttempt(
   if (completed) {
     const result = firstPayload<ModelRequestResult>(completed.result);
     record.outcome = 'succeeded';
-    if (!result) return record;
-    record.startedAt = result.startedAt;
-    record.endedAt = result.endedAt;
-    if (result.usage) record.usage = result.usage;
-    if (result.responseId !== undefined) record.responseId = result.responseId;
-    if (result.provider !== undefined) record.provider = result.provider;
-    if (result.cost !== undefined) record.cost = result.cost;
+    if (result) succeed(record, result);
   } else if (failed) {
     const failure = failed.failure;
     const details =

@@ -1,3 +1,4 @@
+/** How a call ends: its successful result, or the `ModelCallFailed` failure it throws. */
 import { ApplicationFailure } from '@temporalio/workflow';
 import { resolveAction } from '../policy/index.js';
 import type { Decision, ResolvedPlan } from '../policy/index.js';
@@ -6,17 +7,7 @@ import { attemptLine, billedTotals } from './call-summary.js';
 import { MODEL_CALL_FAILED } from './call-types.js';
 import type { AttemptRecord, LastDecision, ModelCallFailedDetails, ModelCallResult } from './call-types.js';
 
-/** How a call ends: its successful result, or the `ModelCallFailed` failure it throws. */
-export function succeed(record: AttemptRecord, result: ModelRequestResult): void {
-  record.outcome = 'succeeded';
-  record.startedAt = result.startedAt;
-  record.endedAt = result.endedAt;
-  if (result.usage) record.usage = result.usage;
-  if (result.responseId !== undefined) record.responseId = result.responseId;
-  if (result.provider !== undefined) record.provider = result.provider;
-  if (result.cost !== undefined) record.cost = result.cost;
-}
-
+/** The result of a call whose attempt `record` answered with `result`. */
 export function resultOf(
   callId: string,
   record: AttemptRecord,

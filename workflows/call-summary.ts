@@ -1,3 +1,4 @@
+import type { ModelRequestResult } from '../activities/model-request-types.js';
 import type { AttemptRecord, BilledTotals } from './call-types.js';
 
 /** One line per attempt, as in `ModelCallFailed` messages: `[backend 0 local:fast] ServerError 502`. */
@@ -45,4 +46,15 @@ export function parseWaitSummary(summary: string): { modelCallId: string; action
   const m = /\((c\d+\.\d+)(?: (abort|retry-same|advance|drop))?\)$/.exec(summary);
   if (!m?.[1]) return undefined;
   return { modelCallId: m[1], ...(m[2] ? { action: m[2] } : {}) };
+}
+
+/** Marks `record` succeeded with what the attempt's result says (the workflow and the history reader alike). */
+export function succeed(record: AttemptRecord, result: ModelRequestResult): void {
+  record.outcome = 'succeeded';
+  record.startedAt = result.startedAt;
+  record.endedAt = result.endedAt;
+  if (result.usage) record.usage = result.usage;
+  if (result.responseId !== undefined) record.responseId = result.responseId;
+  if (result.provider !== undefined) record.provider = result.provider;
+  if (result.cost !== undefined) record.cost = result.cost;
 }

@@ -20,8 +20,8 @@ import type { ModelRequestActivities } from '../activities/model-request-activit
 import { outcomeOf } from './attempt-outcome.js';
 import { inputFailure } from './input-failure.js';
 import { nextCallId, openCallEntry } from './call-log.js';
-import { iso, waitSummary } from './call-summary.js';
-import { actionOf, callFailed, deadlineStop, resultOf, succeed } from './call-result.js';
+import { iso, succeed, waitSummary } from './call-summary.js';
+import { actionOf, callFailed, deadlineStop, resultOf } from './call-result.js';
 import { CallStream } from './call-stream.js';
 import { noteSearchAttributesReady } from './call-stop.js';
 import { seededState, shareNotBefore, startWithNotBefore } from './turn-not-before.js';
