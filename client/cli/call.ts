@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { InvalidRetryPlanError } from '../../policy/index.js';
-import { resolveTaskQueue } from '../../worker/config.js';
 import { InvalidModelCallInputError } from '../../workflows/call-input.js';
 import type { ModelCallInput } from '../../workflows/call-types.js';
 import { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
 import { checkModelCall } from '../model-call-client.js';
-import { UsageError, parseCommandArgs } from './args.js';
+import { UsageError, parseCommandArgs, runFlags } from './args.js';
 import { attachToCall } from './call-attach.js';
 import type { Started } from './call-attach.js';
 import { followCall } from './call-follow.js';
@@ -48,17 +47,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
     process.stdout.write(CALL_HELP);
     return 0;
   }
-  if (positionals.length > 0) {
-    throw new UsageError(
-      `unexpected argument ${JSON.stringify(positionals[0])}: quote the prompt, as in --prompt "..."`,
-    );
-  }
-  const json = values.json === true;
-  const taskQueue = resolveTaskQueue(values['task-queue']);
-  const givenId = values['workflow-id'];
-  if (givenId !== undefined && givenId.trim() === '') {
-    throw new UsageError('`--workflow-id` is empty: give an id, or leave the flag out for a new one.');
-  }
+  const { json, taskQueue, givenId } = runFlags(values, positionals);
   const prompt = promptFromFlags(values.prompt, values['prompt-file']);
   const attachOnly = values.model === undefined && prompt === undefined && givenId !== undefined;
   const retry = planFromFlags(values);

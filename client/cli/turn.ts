@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { InvalidRetryPlanError } from '../../policy/index.js';
-import { resolveTaskQueue } from '../../worker/config.js';
 import { agentTurnWorkflow } from '../../workflows/agent-turn.js';
 import { attemptsQuery } from '../../workflows/call-log.js';
 import type { CallStatus } from '../../workflows/call-types.js';
@@ -11,7 +10,7 @@ import { turnStatusQuery } from '../../workflows/turn-state.js';
 import type { AgentTurnInput, TurnStatus } from '../../workflows/turn-types.js';
 import { checkAgentTurn, readTurnHistory, turnOutcome } from '../agent-turn-client.js';
 import type { TurnOutcome } from '../agent-turn-client.js';
-import { UsageError, parseCommandArgs } from './args.js';
+import { UsageError, parseCommandArgs, runFlags } from './args.js';
 import { POLL_MS, followCall } from './call-follow.js';
 import { TURN_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
@@ -52,17 +51,7 @@ export async function runTurnCommand(args: string[]): Promise<number> {
     process.stdout.write(TURN_HELP);
     return 0;
   }
-  if (positionals.length > 0) {
-    throw new UsageError(
-      `unexpected argument ${JSON.stringify(positionals[0])}: quote the prompt, as in --prompt "..."`,
-    );
-  }
-  const json = values.json === true;
-  const taskQueue = resolveTaskQueue(values['task-queue']);
-  const givenId = values['workflow-id'];
-  if (givenId !== undefined && givenId.trim() === '') {
-    throw new UsageError('`--workflow-id` is empty: give an id, or leave the flag out for a new one.');
-  }
+  const { json, taskQueue, givenId } = runFlags(values, positionals);
   const attachOnly = values.model === undefined && values.prompt === undefined && givenId !== undefined;
   const input = attachOnly ? undefined : inputFromFlags(values);
   const workflowId = givenId ?? `agent-turn-${randomUUID()}`;
