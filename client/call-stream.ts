@@ -3,7 +3,7 @@
  * offset. Each subscriber keeps its own position; one that starts late and reads from 0 sees everything the
  * workflow still holds. The subscription ends when the workflow closes.
  */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
@@ -32,7 +32,9 @@ export interface SubscribeCallStreamOptions {
  * The items of workflow `workflowId`'s stream, from `fromOffset` on, until the workflow closes. A run that closes
  * ends every subscription, and a subscriber that was between two polls then has not read the last deltas: those
  * are read from the closed run's history (its publish signals) and yielded last, so a subscriber from offset 0
- * always ends with every delta of the run.
+ * always ends with every delta of the run. The same holds when the run has used up Temporal's updates per run
+ * (each poll is one; 2,000 by default): a subscriber from 0 then waits for the run to close and reads the rest
+ * from its history; one from another offset fails with Temporal's error.
  */
 export async function* subscribeCallStream(
   client: Client,
@@ -58,7 +60,15 @@ export async function* subscribeCallStream(
     }
   } catch (error) {
     // Cancelling the workflow cancels the poll waiting in it: the stream ends with the run.
-    if (!(error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure)) throw error;
+    const cancelled = error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure;
+    if (!cancelled && !(updatesExhausted(error) && (options.fromOffset ?? 0) === 0)) throw error;
+    // The run took all the updates Temporal allows it, so no poll is admitted any more: the rest of the stream
+    // is read from the history once the run has closed (late, but complete).
+    if (!cancelled)
+      await client.workflow
+        .getHandle(workflowId)
+        .result()
+        .catch(() => undefined);
   }
   if ((options.fromOffset ?? 0) !== 0) return;
   const history = await fetchDecodedHistory(client.workflow.getHandle(workflowId));
@@ -68,6 +78,17 @@ export async function* subscribeCallStream(
     yield { kind: 'delta', offset: undefined, delta: { modelCallId: delta.modelCallId, text: delta.text } };
   }
 }
+
+/** Whether `error` is Temporal refusing an update because the run has had as many as it may. */
+function updatesExhausted(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (isGrpcServiceError(e))
+      return e.code === FAILED_PRECONDITION && /number of .*updates/i.test(e.message);
+  }
+  return false;
+}
+
+const FAILED_PRECONDITION = 9;
 
 /**
  * The answer text a reader shows: the deltas of the latest attempt that started (an attempt that delivered
