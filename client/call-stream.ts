@@ -62,13 +62,13 @@ export async function* subscribeCallStream(
     // Cancelling the workflow cancels the poll waiting in it: the stream ends with the run.
     const cancelled = error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure;
     if (!cancelled && !(updatesExhausted(error) && (options.fromOffset ?? 0) === 0)) throw error;
-    // The run took all the updates Temporal allows it, so no poll is admitted any more: the rest of the stream
-    // is read from the history once the run has closed (late, but complete).
-    if (!cancelled)
-      await client.workflow
-        .getHandle(workflowId)
-        .result()
-        .catch(() => undefined);
+    // No poll is admitted any more (the run was cancelled, or took all the updates Temporal allows it), but
+    // deltas may still come (a cancelled attempt publishes until it notices): once the run has closed, the rest
+    // of the stream is read from its history (late, but complete).
+    await client.workflow
+      .getHandle(workflowId)
+      .result()
+      .catch(() => undefined);
   }
   if ((options.fromOffset ?? 0) !== 0) return;
   const history = await fetchDecodedHistory(client.workflow.getHandle(workflowId));

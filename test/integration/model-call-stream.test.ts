@@ -212,9 +212,8 @@ describe('streamed model calls', () => {
     expect(records[0]?.streamedDeltas).toBeGreaterThan(0);
     const history = await handle.fetchHistory();
     expect(readCallHistory(history).attempts).toEqual(records);
-    // The subscription ends with the cancelled run; what it read is the start of what the attempt delivered.
-    expect(chunks.slice(0, records[0]?.streamedDeltas).join('')).toContain(reader.text());
-    expect(reader.text()).toMatch(/^w0 /);
+    // The subscription ends with the cancelled run, with every delta the attempt delivered before it stopped.
+    expect(reader.text()).toBe(chunks.slice(0, records[0]?.streamedDeltas).join(''));
     fx.histories.push({ workflowId: handle.workflowId, history });
   });
 
