@@ -1,26 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import type { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createProviderRegistry } from '../../activities/providers.js';
-import { startDevServer } from '../../worker/dev-server.js';
-import type { DevServer } from '../../worker/dev-server.js';
-import { fail, ok, startLoopbackProvider, toolCall } from '../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../worker/loopback/index.js';
-import { createModelRetryWorker } from '../../worker/worker.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fail, ok, toolCall } from '../../worker/loopback/index.js';
 import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../workflows/search-attributes.js';
 import { turnStatusQuery } from '../../workflows/turn-state.js';
 import { finishTurn, runTurn } from '../harness/agent-turn.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';
-import type { TurnFixture } from '../harness/agent-turn.js';
-import { TEST_API_KEY, TEST_SECRETS } from '../harness/model-call.js';
-import { leakReport, sweepHistories } from '../harness/secret-scan.js';
-import { leakNeedles } from '../harness/secrets.js';
-import { replayAll } from '../harness/replay.js';
+import { ownServerFixture } from '../harness/own-server.js';
+import type { OwnServerFixture } from '../harness/own-server.js';
 
 /**
  * The suite's shared dev server keeps Temporal's default continue-as-new suggestion (thousands of events), so
@@ -28,57 +14,23 @@ import { replayAll } from '../harness/replay.js';
  * as a chain of several runs.
  */
 describe('a long agent turn continues as new when Temporal suggests it', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'model-retry-can-'));
-  let server: DevServer;
-  let connection: Connection;
-  let native: NativeConnection;
-  let lp: LoopbackProvider;
-  let worker: Worker;
-  let running: Promise<void>;
-  let fx: TurnFixture;
+  let fx: OwnServerFixture;
   const taskQueue = 'agent-turn-continue';
 
   beforeAll(async () => {
-    server = await startDevServer({
-      dbFilename: join(dir, 'can.sqlite'),
+    fx = await ownServerFixture({
       extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=30'],
-    });
-    connection = await Connection.connect({ address: server.address });
-    native = await NativeConnection.connect({ address: server.address });
-    lp = await startLoopbackProvider();
-    const providers = createProviderRegistry(
-      { local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'LOOPBACK_KEY' } },
-      { env: { LOOPBACK_KEY: TEST_API_KEY } },
-    );
-    worker = await createModelRetryWorker({
-      connection: native,
-      namespace: server.namespace,
       taskQueue,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
-      shutdownGraceMs: 2000,
-      deps: { providers },
     });
-    running = worker.run();
-    fx = { temporal: { client: new Client({ connection, namespace: server.namespace }) }, lp, histories: [] };
   });
 
   afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    // This file's own server is not the suite's: its histories are swept for the credentials here.
-    const leaks = fx ? (await sweepHistories(fx.temporal.client, leakNeedles(TEST_SECRETS))).leaks : [];
-    worker?.shutdown();
-    await running;
-    await native?.close();
-    await connection?.close();
-    await lp?.close();
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-    expect(leaks, leakReport(leaks)).toEqual([]);
+    await fx?.close();
   });
 
   it('keeps the messages, the attempts, the call counter and the deadline across runs', async () => {
     const steps = [1, 2, 3, 4, 5, 6, 7].map((n) => toolCall('calculator', { expression: `${n} * 10` }));
-    lp.script('long', [...steps.slice(0, 4), fail(502), ...steps.slice(4), ok('seventy at last')]);
+    fx.lp.script('long', [...steps.slice(0, 4), fail(502), ...steps.slice(4), ok('seventy at last')]);
     const run = await runTurn(
       fx,
       { taskQueue },
@@ -100,7 +52,7 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     const tools = run.result?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(tools).toEqual(['10', '20', '30', '40', '50', '60', '70']);
     expect(run.result?.messages).toHaveLength(15);
-    const lastRequest = lp.requests('long').at(-1)?.body as { messages: unknown[] };
+    const lastRequest = fx.lp.requests('long').at(-1)?.body as { messages: unknown[] };
     expect(lastRequest.messages).toHaveLength(1 + 14);
 
     expect(run.result?.steps.map((s) => s.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -150,7 +102,7 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     const steps = [1, 2, 3, 4, 5, 6].map((n) =>
       toolCall('calculator', { expression: `${n} * 10` }, { text: `step ${n}. ` }),
     );
-    lp.script('long-stream', [...steps, ok(undefined, { chunks: ['all ', 'done.'] })]);
+    fx.lp.script('long-stream', [...steps, ok(undefined, { chunks: ['all ', 'done.'] })]);
     const handle = await startAgentTurn(
       fx.temporal.client,
       {
