@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { InvalidRetryPlanError } from '../../policy/index.js';
 import { InvalidModelCallInputError } from '../../workflows/call-input.js';
 import type { ModelCallInput } from '../../workflows/call-types.js';
@@ -7,7 +6,6 @@ import { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
 import { checkModelCall } from '../model-call-client.js';
 import { UsageError, parseCommandArgs, runFlags } from './args.js';
 import { attachToCall } from './call-attach.js';
-import type { Started } from './call-attach.js';
 import { followCall } from './call-follow.js';
 import type { Followed } from './call-follow.js';
 import { exitCodeOf, summaryLine } from './call-outcome.js';
@@ -17,9 +15,9 @@ import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { ProgressPrinter } from './progress.js';
 import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
 import { followOutputs } from './stream-print.js';
+import { startOnce } from './start-once.js';
 import type { StreamPrinter } from './stream-print.js';
-import { isRefusal, messageOf, openSession } from './session.js';
-import type { Session } from './session.js';
+import { messageOf, openSession } from './session.js';
 
 const CALL_OPTIONS = {
   model: { type: 'string', multiple: true },
@@ -71,7 +69,12 @@ export async function runCallCommand(args: string[]): Promise<number> {
   try {
     if (input) await refuseOversizedCall(session.client, input, values['prompt-file'] !== undefined);
     const started = input
-      ? await startOrAttach(session, input, workflowId, taskQueue)
+      ? await startOnce(
+          { workflowId, taskQueue, what: 'call' },
+          (options) => session.client.workflow.start(modelCallWorkflow, { ...options, args: [input] }),
+          () => attachToCall(session, workflowId, input),
+          say,
+        )
       : await attachToCall(session, workflowId);
     if (typeof started === 'number') return started;
     if ('outcome' in started) return await finish(started.outcome, json, undefined, true);
@@ -131,38 +134,6 @@ function inputFromFlags(
     throw error;
   }
   return input;
-}
-
-/** Starts the call; with an id already in use, attaches to that call or returns its outcome, never a new one. */
-async function startOrAttach(
-  session: Session,
-  input: ModelCallInput,
-  workflowId: string,
-  taskQueue: string,
-): Promise<Started> {
-  try {
-    const handle = await session.client.workflow.start(modelCallWorkflow, {
-      taskQueue,
-      workflowId,
-      args: [input],
-      // One workflow id is one call, ever: a re-run attaches or reports, so a retrying host never pays twice.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowIdConflictPolicy: 'FAIL',
-    });
-    return { handle, taskQueue };
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError)
-      return attachToCall(session, workflowId, input);
-    if (isRefusal(error)) {
-      say(`Temporal refused to start the call (${messageOf(error)}); nothing was started.`);
-      return 1;
-    }
-    say(
-      `cannot tell whether call ${workflowId} started (${messageOf(error)}). Run the same command with ` +
-        `\`--workflow-id ${workflowId}\`: it attaches to the call if it exists and starts it only if not.`,
-    );
-    return 3;
-  }
 }
 
 /** `--stream` and `--stream-batch-ms` as the input's `stream`; the batch interval alone implies `--stream`. */

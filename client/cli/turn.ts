@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { InvalidRetryPlanError } from '../../policy/index.js';
 import { agentTurnWorkflow } from '../../workflows/agent-turn.js';
@@ -17,8 +17,9 @@ import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import type { ProgressPrinter } from './progress.js';
 import { formatMs } from './progress.js';
 import { followOutputs } from './stream-print.js';
+import { startOnce } from './start-once.js';
 import type { StreamPrinter } from './stream-print.js';
-import { isRefusal, messageOf, openSession, pause } from './session.js';
+import { messageOf, openSession, pause } from './session.js';
 import type { Session } from './session.js';
 
 const TURN_OPTIONS = {
@@ -58,7 +59,12 @@ export async function runTurnCommand(args: string[]): Promise<number> {
   const session = await openSession();
   try {
     const started = input
-      ? await startOrAttach(session, input, workflowId, taskQueue)
+      ? await startOnce(
+          { workflowId, taskQueue, what: 'turn' },
+          (options) => session.client.workflow.start(agentTurnWorkflow, { ...options, args: [input] }),
+          () => attach(session, workflowId),
+          say,
+        )
       : await attach(session, workflowId);
     if (typeof started === 'number') return started;
     if ('outcome' in started) {
@@ -155,34 +161,6 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
 }
 
 type Started = { handle: WorkflowHandle; taskQueue: string } | { outcome: TurnOutcome } | number;
-
-async function startOrAttach(
-  session: Session,
-  input: AgentTurnInput,
-  workflowId: string,
-  taskQueue: string,
-): Promise<Started> {
-  try {
-    const handle = await session.client.workflow.start(agentTurnWorkflow, {
-      taskQueue,
-      workflowId,
-      args: [input],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowIdConflictPolicy: 'FAIL',
-    });
-    return { handle, taskQueue };
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return attach(session, workflowId);
-    if (isRefusal(error)) {
-      say(`Temporal refused to start the turn (${messageOf(error)}); nothing was started.`);
-      return 1;
-    }
-    say(
-      `cannot tell whether turn ${workflowId} started (${messageOf(error)}). Run the same command with \`--workflow-id ${workflowId}\`.`,
-    );
-    return 3;
-  }
-}
 
 /** The turn with this id: a running one to follow, or the recorded outcome of one that has ended. */
 async function attach(session: Session, workflowId: string): Promise<Started> {
