@@ -77,6 +77,11 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
+  {
+    files: ['**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
+  },
   { files: ['workflows/**/*.ts', 'policy/**/*.ts', 'bench/workflows/**/*.ts'], rules: sandboxBan },
   {
     files: ['policy/**/*.ts'],

@@ -1,13 +1,12 @@
 /**
  * model-retry/activities: `createActivities(deps)` gives a worker every activity model-retry's workflows call.
  */
-import { createHarnessActivities } from './harness.js';
-import { createModelRequest } from './model-request.js';
-import { withAttemptMetrics } from './attempt-metrics.js';
-import { withResultLimit } from './result-size.js';
+import { createModelRequest } from './attempt/model-request.js';
+import { withAttemptMetrics } from './attempt/attempt-metrics.js';
+import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
-import { providersFromEnv } from './providers.js';
-import type { Env, ProviderRegistry } from './providers.js';
+import { providersFromEnv } from './providers/registry.js';
+import type { Env, ProviderRegistry } from './providers/registry.js';
 import { ToolRegistry, createToolActivities } from './tools/index.js';
 import type { ToolSpec } from './tools/index.js';
 
@@ -43,7 +42,6 @@ export function createActivities(deps: ActivityDeps = {}) {
       ? deps.tools
       : new ToolRegistry(deps.tools ?? {}, { builtins: deps.builtinTools !== false });
   return {
-    ...createHarnessActivities(),
     modelRequest: withAttemptMetrics(withResultLimit(createModelRequest({ providers }))),
     ...createSearchAttributeActivities(),
     ...createToolActivities({ registry: () => tools }),
@@ -52,7 +50,7 @@ export function createActivities(deps: ActivityDeps = {}) {
 
 export type Activities = ReturnType<typeof createActivities>;
 
-export type * from './model-request-types.js';
+export type * from '../common/attempt.js';
 export * from './tools/index.js';
 export {
   MisconfiguredError,
@@ -60,18 +58,18 @@ export {
   loadProvidersFile,
   parseModelName,
   providersFromEnv,
-} from './providers.js';
-export type { Env, ProviderRegistry, RegistryOptions, ResolvedModel } from './providers.js';
+} from './providers/registry.js';
+export type { Env, ProviderRegistry, RegistryOptions, ResolvedModel } from './providers/registry.js';
 export {
   BUILTIN_PROVIDERS,
   ProvidersConfigError,
   parseProvidersConfig,
   readProvidersFile,
-} from './provider-config.js';
+} from './providers/config.js';
 export type {
   AnthropicProviderConfig,
   OpenAICompatibleProviderConfig,
   OpenAIProviderConfig,
   ProviderConfig,
   ProvidersConfig,
-} from './provider-config.js';
+} from './providers/config.js';

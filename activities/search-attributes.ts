@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import protoPackage from '@temporalio/proto';
 import type { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
 
 const { IndexedValueType } = protoPackage.temporal.api.enums.v1;
 

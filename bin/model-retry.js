@@ -10,7 +10,7 @@ if (major < 22) {
 }
 const { register } = await import('tsx/esm/api');
 register();
-const { main } = await import('../client/cli/main.ts');
+const { main } = await import('../cli/main.ts');
 // Exit as soon as the command has ended: the Temporal client's gRPC retry timers can outlive an aborted call
 // (a detached `call`) and would otherwise keep the process up, or fail on the closed connection.
 process.exit(await main(process.argv.slice(2)));

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { agentTurnWorkflow } from '../workflows/agent-turn.js';
-import type { AttemptRecord } from '../workflows/call-types.js';
+import { agentTurnWorkflow } from '../workflows/turn/agent-turn.js';
+import type { AttemptRecord } from '../common/call.js';
 import {
   InvalidAgentTurnInputError,
   jsonBytes,
   tooLarge,
   turnPlan,
   validateTurnInput,
-} from '../workflows/turn-input.js';
-import type { AgentTurnInput, AgentTurnResult } from '../workflows/turn-types.js';
-import { billedTotals } from '../workflows/call-summary.js';
-import type { AgentTurnPartial, TurnStep } from '../workflows/turn-types.js';
+} from '../workflows/turn/turn-input.js';
+import type { AgentTurnInput, AgentTurnResult } from '../common/turn.js';
+import { billedTotals } from '../workflows/call/call-summary.js';
+import type { AgentTurnPartial, TurnStep } from '../common/turn.js';
 import { fetchRunChain, runLinks } from './history-chain.js';
 import { firstPayload } from './history-events.js';
 import { readCallHistory } from './history-reader.js';

@@ -4,9 +4,9 @@ import {
   TEMPORAL_PAYLOAD_LIMIT_BYTES,
   encodedPayloadSize,
   megabytes,
-} from '../activities/payload-size.js';
-import { InvalidModelCallInputError } from '../workflows/call-input.js';
-import type { ModelCallInput } from '../workflows/call-types.js';
+} from '../payloads/payload-size.js';
+import { InvalidModelCallInputError } from '../workflows/call/call-input.js';
+import type { ModelCallInput } from '../common/call.js';
 
 /**
  * Room the attempt's own fields take beside the conversation (ids, model, timeout, the previous decision):

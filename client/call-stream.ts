@@ -7,10 +7,10 @@ import { isGrpcServiceError, WorkflowUpdateFailedError } from '@temporalio/clien
 import type { Client } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { DELTA_TOPIC, EVENT_TOPIC } from '../workflows/stream-types.js';
+import { DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
 import { fetchDecodedHistory } from './decode-history.js';
 import { StreamDeliveries } from './history-stream.js';
-import type { StreamDelta, StreamEvent } from '../workflows/stream-types.js';
+import type { StreamDelta, StreamEvent } from '../common/stream.js';
 
 /**
  * One item of a call's stream. `offset` is its place in the stream; it is `undefined` for a delta read from the

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import type { AttemptRecord } from '../workflows/call-types.js';
+import type { AttemptRecord } from '../common/call.js';
 import { fetchDecodedHistory } from './decode-history.js';
 import { readCallHistory } from './history-reader.js';
 import type { CallHistory } from './history-reader.js';

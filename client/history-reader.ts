@@ -6,15 +6,10 @@ import type {
   AttemptHeartbeat,
   ModelRequestInput,
   ModelRequestResult,
-} from '../activities/model-request-types.js';
-import type {
-  AttemptRecord,
-  LastDecision,
-  ModelCallFailedDetails,
-  ModelCallResult,
-} from '../workflows/call-types.js';
-import { MODEL_CALL_FAILED } from '../workflows/call-types.js';
-import { iso, parseWaitSummary, succeed } from '../workflows/call-summary.js';
+} from '../common/attempt.js';
+import type { AttemptRecord, LastDecision, ModelCallFailedDetails, ModelCallResult } from '../common/call.js';
+import { MODEL_CALL_FAILED } from '../common/call.js';
+import { iso, parseWaitSummary, succeed } from '../workflows/call/call-summary.js';
 import { isAction } from '../policy/index.js';
 import { firstPayload, HistoryIndex, idOf } from './history-events.js';
 import { StreamDeliveries } from './history-stream.js';

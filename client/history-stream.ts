@@ -1,8 +1,8 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { decodePayloadWire, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import type { PublishInput } from '@temporalio/workflow-streams/workflow';
-import { DELTA_TOPIC } from '../workflows/stream-types.js';
-import type { StreamDelta } from '../workflows/stream-types.js';
+import { DELTA_TOPIC } from '../common/stream.js';
+import type { StreamDelta } from '../common/stream.js';
 import { firstPayload, idOf } from './history-events.js';
 import type { HistoryEvent } from './history-events.js';
 

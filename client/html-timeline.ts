@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../workflows/call-types.js';
+import type { AttemptRecord } from '../common/call.js';
 import { groupByCall } from './history-chain.js';
 import { followText, outcomeText } from './timeline.js';
 

@@ -1,11 +1,6 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { StopReason } from '../policy/index.js';
-import {
-  ATTEMPT_COUNT,
-  LAST_FAILURE_CLASS,
-  MODELS_TRIED,
-  STOP_REASON,
-} from '../workflows/search-attributes.js';
+import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, MODELS_TRIED, STOP_REASON } from '../common/search-attributes.js';
 import type { CallReport } from './call-report.js';
 
 /** The workflow types `model-retry list` shows: model-retry's own workflows, which set the search attributes. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { validatePlan } from '../policy/index.js';
-import { validateCallInput } from '../workflows/call-input.js';
+import { validateCallInput } from '../workflows/call/call-input.js';
 import { checkCallSize } from './call-size.js';
-import type { ModelCallInput } from '../workflows/call-types.js';
-import { modelCallWorkflow } from '../workflows/model-call-workflow.js';
+import type { ModelCallInput } from '../common/call.js';
+import { modelCallWorkflow } from '../workflows/call/model-call-workflow.js';
 
 export interface StartModelCallOptions {
   taskQueue: string;

@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../workflows/call-types.js';
+import type { AttemptRecord } from '../common/call.js';
 
 /** Milliseconds between two ISO times, or undefined when one is missing. */
 function spanMs(from: string, to: string | undefined): number | undefined {

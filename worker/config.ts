@@ -1,9 +1,8 @@
 /** Defaults shared by the worker process, the command line and the tests. */
 
-/** A setting that cannot be used; the message names the flag or variable and the fix. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+import { ConfigError } from '../common/config-error.js';
+
+export { ConfigError };
 
 /** Task queue used when neither `--task-queue` nor `MODEL_RETRY_TASK_QUEUE` is given. */
 export const DEFAULT_TASK_QUEUE = 'model-retry';

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { EphemeralServerExecutable } from '@temporalio/testing';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
 import { freePort } from './free-port.js';
 
 export interface DevServerOptions {

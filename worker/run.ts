@@ -1,8 +1,8 @@
 import { NativeConnection } from '@temporalio/worker';
 import { loadTemporalTarget } from './connection.js';
 import { installMetricsRuntime } from './metrics.js';
-import { createDataConverter, describePayloadSettings } from './payloads/data-converter.js';
-import type { PayloadSettings } from './payloads/data-converter.js';
+import { createDataConverter, describePayloadSettings } from '../payloads/data-converter.js';
+import type { PayloadSettings } from '../payloads/data-converter.js';
 import { createModelRetryWorker } from './worker.js';
 import type { ActivityDeps } from '../activities/index.js';
 

@@ -11,8 +11,8 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowStream, decodePayloadWire } from '@temporalio/workflow-streams/workflow';
 import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
-import { DELTA_TOPIC, EVENT_TOPIC } from './stream-types.js';
-import type { StreamDelta, StreamEvent } from './stream-types.js';
+import { DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
+import type { StreamDelta, StreamEvent } from '../common/stream.js';
 
 let current: WorkflowStream | undefined;
 

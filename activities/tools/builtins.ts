@@ -4,7 +4,7 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { CalculatorError, evaluate } from './calculator.js';
 import { ToolError } from './errors.js';
-import type { ToolSpec } from './registry.js';
+import type { ToolSpec } from './spec.js';
 
 const MAX_SLEEP_MS = 600_000;
 

@@ -5,5 +5,5 @@ export { ToolError, InvalidToolError } from './errors.js';
 export { BUILTIN_TOOLS } from './builtins.js';
 export { evaluate, CalculatorError } from './calculator.js';
 export { createToolActivities, MAX_TOOL_OUTPUT_CHARS } from './tool-activity.js';
-export type * from './types.js';
-export { ToolFailureType } from './types.js';
+export type * from '../../common/tools.js';
+export { ToolFailureType } from '../../common/tools.js';

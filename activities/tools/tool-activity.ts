@@ -9,8 +9,8 @@ import { startHeartbeat } from '../heartbeat.js';
 import { boundedMessage } from '../scrub.js';
 import { ToolError } from './errors.js';
 import type { ToolRegistry } from './registry.js';
-import { ToolFailureType } from './types.js';
-import type { ToolCallInput, ToolCallResult, TurnToolDefinition } from './types.js';
+import { ToolFailureType } from '../../common/tools.js';
+import type { ToolCallInput, ToolCallResult, TurnToolDefinition } from '../../common/tools.js';
 
 /** The longest tool output that goes back to the model, in characters (the rest is cut, and said so). */
 export const MAX_TOOL_OUTPUT_CHARS = 100_000;

@@ -1,6 +1,6 @@
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelRequestInput, ModelRequestResult } from '../../activities/model-request-types.js';
+import type { ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
 
 type ModelRequest = (input: ModelRequestInput) => Promise<ModelRequestResult>;
 

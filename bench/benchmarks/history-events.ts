@@ -1,4 +1,4 @@
-import { fail, ok, rateLimited } from '../../worker/loopback/index.js';
+import { fail, ok, rateLimited } from '../../loopback/index.js';
 import type { Benchmark } from '../lib/benchmark.js';
 import { runCall, runServerRetry } from '../lib/calls.js';
 import type { FinishedRun } from '../lib/calls.js';

@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { fail, ok, slow } from '../../worker/loopback/index.js';
+import { fail, ok, slow } from '../../loopback/index.js';
 import type { WorkerTuning } from '../../worker/worker.js';
 import { startCall } from '../lib/calls.js';
 import type { BenchContext } from '../lib/context.js';

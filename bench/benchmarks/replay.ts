@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
-import { always, fail, ok, toolCall } from '../../worker/loopback/index.js';
+import { always, fail, ok, toolCall } from '../../loopback/index.js';
 import type { Benchmark } from '../lib/benchmark.js';
 import { runCall } from '../lib/calls.js';
 import type { BenchContext } from '../lib/context.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pRetry from 'p-retry';
-import { toPrompt } from '../../activities/prompt.js';
-import { REQUEST_ID_HEADER } from '../../activities/model-request.js';
-import { fail, ok } from '../../worker/loopback/index.js';
+import { toPrompt } from '../../activities/attempt/prompt.js';
+import { REQUEST_ID_HEADER } from '../../activities/attempt/model-request.js';
+import { fail, ok } from '../../loopback/index.js';
 import type { Benchmark } from '../lib/benchmark.js';
 import { runCall, runServerRetry } from '../lib/calls.js';
 import type { BenchContext } from '../lib/context.js';

@@ -1,5 +1,5 @@
 import { subscribeCallStream } from '../../client/call-stream.js';
-import { ok } from '../../worker/loopback/index.js';
+import { ok } from '../../loopback/index.js';
 import { finish, startCall } from '../lib/calls.js';
 import type { BenchContext } from '../lib/context.js';
 import { countTypes, historyBytes } from '../lib/history.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_STREAM_BATCH_MS } from '../../workflows/stream-types.js';
+import { DEFAULT_STREAM_BATCH_MS } from '../../common/stream.js';
 import type { Table } from '../lib/report.js';
 import { fmtBytes, fmtMs, fmtNum, fmtRatio, ratio } from '../lib/stats.js';
 import type { Summary } from '../lib/stats.js';

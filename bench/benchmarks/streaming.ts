@@ -1,4 +1,4 @@
-import { DEFAULT_STREAM_BATCH_MS } from '../../workflows/stream-types.js';
+import { DEFAULT_STREAM_BATCH_MS } from '../../common/stream.js';
 import type { Benchmark } from '../lib/benchmark.js';
 import { median, summarize } from '../lib/stats.js';
 import { runStreamCall } from './stream-run.js';

@@ -1,5 +1,5 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { ModelRequestResult } from '../../activities/model-request-types.js';
+import type { ModelRequestResult } from '../../common/attempt.js';
 import type { ServerRetryActivities } from '../activities/server-retry.js';
 
 /** What the bench-only baseline is asked to do. */

@@ -5,13 +5,13 @@ import { NativeConnection } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProviderRegistry } from '../../activities/providers.js';
+import { createProviderRegistry } from '../../activities/providers/registry.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import type { ModelCallResult } from '../../workflows/call-types.js';
+import type { ModelCallResult } from '../../common/call.js';
 import { startDevServer } from '../../worker/dev-server.js';
 import type { DevServer } from '../../worker/dev-server.js';
-import { fail, ok, startLoopbackProvider } from '../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../worker/loopback/index.js';
+import { fail, ok, startLoopbackProvider } from '../../loopback/index.js';
+import type { LoopbackProvider } from '../../loopback/index.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
 import { runCli } from '../harness/cli.js';
 

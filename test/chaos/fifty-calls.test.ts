@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
-import { fail, ok, slow } from '../../worker/loopback/index.js';
+import { fail, ok, slow } from '../../loopback/index.js';
 import { chaosFixture, settleCall } from '../harness/chaos.js';
 import type { ChaosFixture } from '../harness/chaos.js';
 import { until } from '../harness/processes.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTimeMs } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { fail, ok } from '../../worker/loopback/index.js';
+import { fail, ok } from '../../loopback/index.js';
 import { chaosFixture, settleCall, workflowTaskIdentity } from '../harness/chaos.js';
 import type { ChaosFixture } from '../harness/chaos.js';
 import { until } from '../harness/processes.js';

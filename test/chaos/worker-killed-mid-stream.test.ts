@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeCallStream } from '../../client/call-stream.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { ok } from '../../worker/loopback/index.js';
-import type { ModelCallFailedDetails } from '../../workflows/call-types.js';
+import { ok } from '../../loopback/index.js';
+import type { ModelCallFailedDetails } from '../../common/call.js';
 import { chaosFixture, settleCall } from '../harness/chaos.js';
 import type { ChaosFixture } from '../harness/chaos.js';
 import { until } from '../harness/processes.js';

@@ -5,16 +5,11 @@ import { expect } from 'vitest';
 import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.js';
 import type { TurnHistory } from '../../client/agent-turn-client.js';
 import { readCallHistory } from '../../client/history-reader.js';
-import type { agentTurnWorkflow } from '../../workflows/agent-turn.js';
-import { attemptsQuery } from '../../workflows/call-log.js';
-import type { AttemptRecord } from '../../workflows/call-types.js';
-import { turnStatusQuery } from '../../workflows/turn-state.js';
-import type {
-  AgentTurnInput,
-  AgentTurnPartial,
-  AgentTurnResult,
-  TurnStatus,
-} from '../../workflows/turn-types.js';
+import type { agentTurnWorkflow } from '../../workflows/turn/agent-turn.js';
+import { attemptsQuery } from '../../workflows/call/call-log.js';
+import type { AttemptRecord } from '../../common/call.js';
+import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
+import type { AgentTurnInput, AgentTurnPartial, AgentTurnResult, TurnStatus } from '../../common/turn.js';
 import { expectNoSecrets, isLoopbackModel } from './model-call.js';
 import type { ModelCallFixture } from './model-call.js';
 import type { TestWorker } from './temporal.js';

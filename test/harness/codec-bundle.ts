@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { encodingFailureConverterPath } from '../../worker/payloads/data-converter.js';
+import { encodingFailureConverterPath } from '../../payloads/data-converter.js';
 import { workflowsPath } from '../../worker/worker.js';
 
 const noop = () => undefined;

@@ -4,21 +4,21 @@ import type { ApplicationFailure, DataConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { temporal } from '@temporalio/proto';
 import { expect, inject } from 'vitest';
-import { createProviderRegistry } from '../../activities/providers.js';
-import type { ProviderRegistry } from '../../activities/providers.js';
+import { createProviderRegistry } from '../../activities/providers/registry.js';
+import type { ProviderRegistry } from '../../activities/providers/registry.js';
 import { fetchDecodedHistory } from '../../client/decode-history.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { startLoopbackProvider } from '../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../worker/loopback/index.js';
-import { attemptsQuery } from '../../workflows/call-log.js';
+import { startLoopbackProvider } from '../../loopback/index.js';
+import type { LoopbackProvider } from '../../loopback/index.js';
+import { attemptsQuery } from '../../workflows/call/call-log.js';
 import type {
   AttemptRecord,
   ModelCallFailedDetails,
   ModelCallInput,
   ModelCallResult,
-} from '../../workflows/call-types.js';
-import type { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
+} from '../../common/call.js';
+import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import { findLeaks, leakReport } from './secret-scan.js';
 import { leakNeedles, makeTestSecrets } from './secrets.js';
 import type { TestSecrets } from './secrets.js';

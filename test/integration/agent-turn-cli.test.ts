@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TurnOutcome } from '../../client/agent-turn-client.js';
-import { fail, ok, toolCall } from '../../worker/loopback/index.js';
-import { attemptsQuery } from '../../workflows/call-log.js';
+import { fail, ok, toolCall } from '../../loopback/index.js';
+import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { runCli } from '../harness/cli.js';
 import { modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fail, ok, toolCall } from '../../worker/loopback/index.js';
-import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../workflows/search-attributes.js';
-import { turnStatusQuery } from '../../workflows/turn-state.js';
+import { fail, ok, toolCall } from '../../loopback/index.js';
+import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../common/search-attributes.js';
+import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import { finishTurn, runTurn } from '../harness/agent-turn.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';

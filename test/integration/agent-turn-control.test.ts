@@ -1,10 +1,10 @@
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { always, fail, ok, rateLimited, toolCall } from '../../worker/loopback/index.js';
+import { always, fail, ok, rateLimited, toolCall } from '../../loopback/index.js';
 import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.js';
-import { attemptsQuery } from '../../workflows/call-log.js';
-import { extendDeadlineUpdate, turnStatusQuery } from '../../workflows/turn-state.js';
+import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { extendDeadlineUpdate, turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import { modelCallFixture, story } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';

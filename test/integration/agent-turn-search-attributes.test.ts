@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { eventTypeName } from '../../client/history-format.js';
 import type { RunSummary } from '../../client/list-runs.js';
-import { fail, ok, toolCall } from '../../worker/loopback/index.js';
+import { fail, ok, toolCall } from '../../loopback/index.js';
 import {
   ATTEMPT_COUNT,
   LAST_FAILURE_CLASS,
   MODELS_TRIED,
   STOP_REASON,
-} from '../../workflows/search-attributes.js';
-import { turnStatusQuery } from '../../workflows/turn-state.js';
+} from '../../common/search-attributes.js';
+import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import { runTurn, until } from '../harness/agent-turn.js';
 import type { TurnRun } from '../harness/agent-turn.js';
 import { runCli } from '../harness/cli.js';

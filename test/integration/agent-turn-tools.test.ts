@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ok, toolCall } from '../../worker/loopback/index.js';
-import type { Step } from '../../worker/loopback/index.js';
+import { ok, toolCall } from '../../loopback/index.js';
+import type { Step } from '../../loopback/index.js';
 import { modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';
 import { replayAll } from '../harness/replay.js';
 import { finishTurn, runTurn } from '../harness/agent-turn.js';
-import { agentTurnWorkflow } from '../../workflows/agent-turn.js';
-import { MAX_TURN_PAYLOAD_BYTES } from '../../workflows/turn-input.js';
+import { agentTurnWorkflow } from '../../workflows/turn/agent-turn.js';
+import { MAX_TURN_PAYLOAD_BYTES } from '../../workflows/turn/turn-input.js';
 
 /** The messages of the provider request `n` (0-based) for model `id`. */
 function sentMessages(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { ok, toolCall } from '../../worker/loopback/index.js';
+import { ok, toolCall } from '../../loopback/index.js';
 import { runCli, spawnCli } from '../harness/cli.js';
 import { modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';

@@ -1,5 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harnessWorkflow } from '../../workflows/index.js';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { harnessWorkflow } from '../harness/echo-workflow.js';
+import { createHarnessActivities } from '../harness/echo-activity.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { connectTestTemporal } from '../harness/temporal.js';
 import type { TestTemporal } from '../harness/temporal.js';
@@ -14,7 +18,22 @@ describe('the test harness', () => {
   });
 
   it('runs a durable timer and an activity on a real dev server, and the history shows both', async () => {
-    const { taskQueue, stop } = await temporal.startWorker();
+    // The echo workflow is the test harness's own: production workers never register it.
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const taskQueue = `harness-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection,
+      namespace: inject('temporalNamespace'),
+      taskQueue,
+      workflowsPath: fileURLToPath(new URL('../harness/echo-workflow.ts', import.meta.url)),
+      activities: createHarnessActivities(),
+    });
+    const running = worker.run();
+    const stop = async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    };
     const workflowId = `harness-${taskQueue}`;
     const handle = await temporal.client.workflow.start(harnessWorkflow, {
       taskQueue,

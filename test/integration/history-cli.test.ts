@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CallReport } from '../../client/call-report.js';
-import { fail, ok, rateLimited } from '../../worker/loopback/index.js';
+import { fail, ok, rateLimited } from '../../loopback/index.js';
 import { runCli } from '../harness/cli.js';
 import { modelCallFixture, runCall } from '../harness/model-call.js';
 import type { CallRun, ModelCallFixture } from '../harness/model-call.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
 import { freePort } from '../../worker/free-port.js';
-import { fail, ok } from '../../worker/loopback/index.js';
+import { fail, ok } from '../../loopback/index.js';
 import { spawnCli } from '../harness/cli.js';
 import type { SpawnedCli } from '../harness/cli.js';
 import { finishCall, modelCallFixture, TEST_API_KEY } from '../harness/model-call.js';

@@ -7,14 +7,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventTypeName } from '../../client/history-format.js';
 import type { RunSummary } from '../../client/list-runs.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { fail, ok } from '../../worker/loopback/index.js';
-import { statusQuery } from '../../workflows/call-log.js';
+import { fail, ok } from '../../loopback/index.js';
+import { statusQuery } from '../../workflows/call/call-log.js';
 import {
   ATTEMPT_COUNT,
   LAST_FAILURE_CLASS,
   MODELS_TRIED,
   STOP_REASON,
-} from '../../workflows/search-attributes.js';
+} from '../../common/search-attributes.js';
 import { runCli } from '../harness/cli.js';
 import { finishCall, modelCallFixture, runCall } from '../harness/model-call.js';
 import type { CallRun, ModelCallFixture } from '../harness/model-call.js';

@@ -1,11 +1,11 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fail, hang, ok, slow } from '../../worker/loopback/index.js';
+import { fail, hang, ok, slow } from '../../loopback/index.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { attemptsQuery, statusQuery } from '../../workflows/call-log.js';
+import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
 import { finishCall, modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { replayAll } from '../harness/replay.js';

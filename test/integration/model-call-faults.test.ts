@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cutMidBody, dropBeforeResponse, echoAuth, fail, ok, slow } from '../../worker/loopback/index.js';
+import { cutMidBody, dropBeforeResponse, echoAuth, fail, ok, slow } from '../../loopback/index.js';
 import { checkModelCall, startModelCall } from '../../client/model-call-client.js';
 import { InvalidRetryPlanError } from '../../policy/index.js';
 import { modelCallFixture, runCall, story, TEST_API_KEY } from '../harness/model-call.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fail, malformed, ok, rateLimited } from '../../worker/loopback/index.js';
+import { fail, malformed, ok, rateLimited } from '../../loopback/index.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { modelCallFixture, runCall, story } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';

@@ -1,13 +1,13 @@
 import type { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fail, ok } from '../../worker/loopback/index.js';
+import { fail, ok } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';
 import type { CallStreamItem } from '../../client/call-stream.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { eventTypeName } from '../../client/history-format.js';
-import { attemptsQuery, statusQuery } from '../../workflows/call-log.js';
+import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
 import { finishCall, modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';

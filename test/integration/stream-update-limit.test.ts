@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeCallStream } from '../../client/call-stream.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { ok } from '../../worker/loopback/index.js';
+import { ok } from '../../loopback/index.js';
 import { ownServerFixture } from '../harness/own-server.js';
 import type { OwnServerFixture } from '../harness/own-server.js';
 

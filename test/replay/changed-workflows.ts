@@ -3,10 +3,10 @@
  * that starts a timer before the first attempt, and likewise `agentTurnWorkflow`. Every recorded history must fail to replay against it.
  */
 import { sleep } from '@temporalio/workflow';
-import { modelCallWorkflow as current } from '../../workflows/model-call-workflow.js';
-import type { ModelCallInput, ModelCallResult } from '../../workflows/call-types.js';
-import { agentTurnWorkflow as currentTurn } from '../../workflows/agent-turn.js';
-import type { AgentTurnInput, AgentTurnResult } from '../../workflows/turn-types.js';
+import { modelCallWorkflow as current } from '../../workflows/call/model-call-workflow.js';
+import type { ModelCallInput, ModelCallResult } from '../../common/call.js';
+import { agentTurnWorkflow as currentTurn } from '../../workflows/turn/agent-turn.js';
+import type { AgentTurnInput, AgentTurnResult } from '../../common/turn.js';
 
 export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCallResult> {
   await sleep(1);

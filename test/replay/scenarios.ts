@@ -1,11 +1,11 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { fail, hang, malformed, ok, rateLimited, slow, toolCall } from '../../worker/loopback/index.js';
-import type { LoopbackProvider, Step } from '../../worker/loopback/index.js';
-import { statusQuery } from '../../workflows/call-log.js';
+import { fail, hang, malformed, ok, rateLimited, slow, toolCall } from '../../loopback/index.js';
+import type { LoopbackProvider, Step } from '../../loopback/index.js';
+import { statusQuery } from '../../workflows/call/call-log.js';
 import type { StopReason } from '../../policy/index.js';
-import type { ModelCallInput } from '../../workflows/call-types.js';
-import type { modelCallWorkflow } from '../../workflows/model-call-workflow.js';
-import type { AgentTurnInput } from '../../workflows/turn-types.js';
+import type { ModelCallInput } from '../../common/call.js';
+import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
+import type { AgentTurnInput } from '../../common/turn.js';
 import { until } from '../harness/processes.js';
 
 /** What a scenario's `drive` may do to its call while it runs. */

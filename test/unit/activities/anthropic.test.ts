@@ -5,13 +5,13 @@ import {
   ANTHROPIC_PROMPT_TOO_LONG,
   anthropicBaseURL,
   refineAnthropicObservation,
-} from '../../../activities/anthropic-adapter.js';
+} from '../../../activities/providers/anthropic.js';
 import type { AttemptFailureDetails } from '../../../activities/index.js';
-import { usageFromAnthropicRaw } from '../../../activities/provider-usage.js';
+import { usageFromAnthropicRaw } from '../../../activities/providers/usage.js';
 import { classify } from '../../../policy/index.js';
 import type { Observation } from '../../../policy/index.js';
-import { fail, ok, overloaded, startLoopbackProvider, toolCall } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider, Step } from '../../../worker/loopback/index.js';
+import { fail, ok, overloaded, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
+import type { LoopbackProvider, Step } from '../../../loopback/index.js';
 import { attemptFailure, builtinRegistry, input, runAttempt } from './helpers.js';
 
 let lp: LoopbackProvider;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createActivities } from '../../../activities/index.js';
-import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/provider-config.js';
-import { MisconfiguredError, createProviderRegistry } from '../../../activities/providers.js';
+import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/providers/config.js';
+import { MisconfiguredError, createProviderRegistry } from '../../../activities/providers/registry.js';
 import {
   echoAuth,
   fail,
@@ -9,8 +9,8 @@ import {
   quotaExhausted,
   rateLimited,
   startLoopbackProvider,
-} from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+} from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import {
   ANTHROPIC_KEY,
   LOCAL_KEY,

@@ -1,7 +1,7 @@
 import { ActivityCancellationDetails, CancelledFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hang, ok, startLoopbackProvider } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { hang, ok, startLoopbackProvider } from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import {
   attemptFailure,
   input,

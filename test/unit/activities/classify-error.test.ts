@@ -1,8 +1,8 @@
 import { APICallError, JSONParseError } from '@ai-sdk/provider';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { observeError, providerErrorOf, socketCodeOf } from '../../../activities/classify-error.js';
-import type { ProviderRegistry, ResolvedModel } from '../../../activities/providers.js';
+import { observeError, providerErrorOf, socketCodeOf } from '../../../activities/attempt/classify-error.js';
+import type { ProviderRegistry, ResolvedModel } from '../../../activities/providers/registry.js';
 import { classify } from '../../../policy/index.js';
 import { attemptFailure, input, runAttempt } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptFailureDetails } from '../../../activities/index.js';
-import type { Step } from '../../../worker/loopback/index.js';
+import type { Step } from '../../../loopback/index.js';
 import {
   contextTooLong,
   cutMidBody,
@@ -13,8 +13,8 @@ import {
   rateLimited,
   slow,
   startLoopbackProvider,
-} from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+} from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { attemptFailure, input, loopbackRegistry, runAttempt, timedOutAttempt } from './helpers.js';
 
 let lp: LoopbackProvider;

@@ -4,9 +4,9 @@ import { DefaultLogger } from '@temporalio/worker';
 import { vi } from 'vitest';
 import { createActivities } from '../../../activities/index.js';
 import type { AttemptFailureDetails, ModelRequestInput } from '../../../activities/index.js';
-import { createProviderRegistry } from '../../../activities/providers.js';
-import type { Env, ProviderRegistry } from '../../../activities/providers.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { createProviderRegistry } from '../../../activities/providers/registry.js';
+import type { Env, ProviderRegistry } from '../../../activities/providers/registry.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 
 /** The key the `local` test provider sends (and what must never show up in a failure). */
 export const LOCAL_KEY = 'sk-loopback-test-key-0123456789';

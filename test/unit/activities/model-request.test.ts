@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptHeartbeat } from '../../../activities/index.js';
-import { ok, startLoopbackProvider, toolCall } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { ok, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { LOCAL_KEY, input, loopbackRegistry, quietEnvironment, runAttempt } from './helpers.js';
 
 let lp: LoopbackProvider;

@@ -4,10 +4,10 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CODE_CHARS, MAX_MESSAGE_CHARS } from '../../../activities/scrub.js';
-import { createProviderRegistry } from '../../../activities/providers.js';
-import type { ProviderRegistry } from '../../../activities/providers.js';
-import { echoAuth, fail, startLoopbackProvider } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { createProviderRegistry } from '../../../activities/providers/registry.js';
+import type { ProviderRegistry } from '../../../activities/providers/registry.js';
+import { echoAuth, fail, startLoopbackProvider } from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { attemptFailure, input, runAttempt } from './helpers.js';
 
 /**

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../../activities/index.js';
-import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/provider-config.js';
+import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/providers/config.js';
 import {
   MisconfiguredError,
   createProviderRegistry,
   loadProvidersFile,
   parseModelName,
   providersFromEnv,
-} from '../../../activities/providers.js';
-import { startLoopbackProvider } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+} from '../../../activities/providers/registry.js';
+import { startLoopbackProvider } from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { attemptFailure, input, quietEnvironment } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'model-retry-providers-'));

@@ -1,9 +1,9 @@
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS, boundedMessage, scrub } from '../../../activities/scrub.js';
-import { createProviderRegistry } from '../../../activities/providers.js';
-import { echoAuth, fail, startLoopbackProvider } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { createProviderRegistry } from '../../../activities/providers/registry.js';
+import { echoAuth, fail, startLoopbackProvider } from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { LOCAL_KEY, attemptFailure, input, loopbackRegistry, runAttempt } from './helpers.js';
 
 describe('scrub', () => {

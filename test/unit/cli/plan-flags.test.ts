@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidRetryPlanError, validatePlan } from '../../../policy/index.js';
-import { UsageError } from '../../../client/cli/args.js';
-import { flagOfField, planFromFlags, planRefusal } from '../../../client/cli/plan-flags.js';
-import type { PlanFlagValues } from '../../../client/cli/plan-flags.js';
+import { UsageError } from '../../../cli/args.js';
+import { flagOfField, planFromFlags, planRefusal } from '../../../cli/plan-flags.js';
+import type { PlanFlagValues } from '../../../cli/plan-flags.js';
 import { runCli } from '../../harness/cli.js';
 
 /** Nothing may reach a server in these tests: this address refuses every connection. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatMs, ProgressPrinter } from '../../../client/cli/progress.js';
-import type { AttemptRecord, CallStatus } from '../../../workflows/call-types.js';
+import { formatMs, ProgressPrinter } from '../../../cli/progress.js';
+import type { AttemptRecord, CallStatus } from '../../../common/call.js';
 
 const T0 = Date.UTC(2026, 2, 1, 12);
 const at = (ms: number) => new Date(T0 + ms).toISOString();

@@ -5,11 +5,11 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { ExternalStorage, StorageDriverClaim, defaultDataConverter } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TEMPORAL_PAYLOAD_LIMIT_BYTES, encodedPayloadSize } from '../../../activities/payload-size.js';
+import { TEMPORAL_PAYLOAD_LIMIT_BYTES, encodedPayloadSize } from '../../../payloads/payload-size.js';
 import { ATTEMPT_ROOM_BYTES, checkCallSize } from '../../../client/call-size.js';
-import { InvalidModelCallInputError } from '../../../workflows/call-input.js';
-import { createDataConverter } from '../../../worker/payloads/data-converter.js';
-import { FolderPayloadStore } from '../../../worker/payloads/payload-store.js';
+import { InvalidModelCallInputError } from '../../../workflows/call/call-input.js';
+import { createDataConverter } from '../../../payloads/data-converter.js';
+import { FolderPayloadStore } from '../../../payloads/payload-store.js';
 
 /** A client that never connects (the size check asks nothing of the server), with `dataConverter`. */
 const clientWith = (dataConverter?: DataConverter) =>

@@ -1,7 +1,7 @@
 import type { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { groupByCall, orderRuns, runLinks } from '../../../client/history-chain.js';
-import type { AttemptRecord } from '../../../workflows/call-types.js';
+import type { AttemptRecord } from '../../../common/call.js';
 
 type History = temporal.api.history.v1.IHistory;
 

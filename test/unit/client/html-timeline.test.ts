@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, renderHtmlTimeline } from '../../../client/html-timeline.js';
-import type { AttemptRecord } from '../../../workflows/call-types.js';
+import type { AttemptRecord } from '../../../common/call.js';
 
 const t0 = Date.parse('2026-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(t0 + ms).toISOString();

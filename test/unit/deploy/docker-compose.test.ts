@@ -57,7 +57,7 @@ describe('docker-compose.yml (no Docker engine here, so its structure is checked
   });
 
   it('registers every search attribute the workflows set', async () => {
-    const { SEARCH_ATTRIBUTES } = await import('../../../workflows/search-attributes.js');
+    const { SEARCH_ATTRIBUTES } = await import('../../../common/search-attributes.js');
     const setup = JSON.stringify(services['temporal-admin']?.command);
     for (const key of SEARCH_ATTRIBUTES) expect(setup).toContain(`--name ${key.name} `);
   });

@@ -12,8 +12,8 @@ import {
   quotaExhausted,
   startLoopbackProvider,
   toolCall,
-} from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+} from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { causes } from './helpers.js';
 
 let lp: LoopbackProvider;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fail, ok, overloaded, startLoopbackProvider, toolCall } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { fail, ok, overloaded, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { messages, readSse, readUntilBroken } from './helpers.js';
 
 let lp: LoopbackProvider;

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startLoopbackProvider } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider, RecordedRequest } from '../../../worker/loopback/index.js';
+import { startLoopbackProvider } from '../../../loopback/index.js';
+import type { LoopbackProvider, RecordedRequest } from '../../../loopback/index.js';
 import { chat, post } from './helpers.js';
 
 describe('the control endpoint', () => {
@@ -69,7 +69,7 @@ describe('the control endpoint', () => {
 
 describe('the command line entry', () => {
   it('prints its URL, serves a script given through the control endpoint, and exits 0 on SIGTERM', async () => {
-    const main = fileURLToPath(new URL('../../../worker/loopback/main.ts', import.meta.url));
+    const main = fileURLToPath(new URL('../../../loopback/main.ts', import.meta.url));
     const child = spawn(process.execPath, ['--import', 'tsx', main, '--port', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });

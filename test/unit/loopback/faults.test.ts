@@ -12,8 +12,8 @@ import {
   rateLimited,
   slow,
   startLoopbackProvider,
-} from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+} from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { causes, chat, messages, readUntilBroken } from './helpers.js';
 
 let lp: LoopbackProvider;

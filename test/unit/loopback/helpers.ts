@@ -1,4 +1,4 @@
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 
 /** POSTs JSON to the provider. */
 export function post(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hang, ok, slow, startLoopbackProvider } from '../../../worker/loopback/index.js';
+import { hang, ok, slow, startLoopbackProvider } from '../../../loopback/index.js';
 import { causes, chat } from './helpers.js';
 
 /** Counts of the handle kinds a server leaves behind: listening sockets, connections and timers. */

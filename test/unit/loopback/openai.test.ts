@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ok, startLoopbackProvider, toolCall } from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+import { ok, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { chat, readSse, readUntilBroken, parseSse } from './helpers.js';
 
 let lp: LoopbackProvider;

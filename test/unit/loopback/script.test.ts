@@ -6,8 +6,8 @@ import {
   ok,
   parseSteps,
   startLoopbackProvider,
-} from '../../../worker/loopback/index.js';
-import type { LoopbackProvider } from '../../../worker/loopback/index.js';
+} from '../../../loopback/index.js';
+import type { LoopbackProvider } from '../../../loopback/index.js';
 import { chat, post } from './helpers.js';
 
 let lp: LoopbackProvider;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AesGcmCodec, PayloadKeyError } from '../../../worker/payloads/aes-gcm-codec.js';
+import { AesGcmCodec, PayloadKeyError } from '../../../payloads/aes-gcm-codec.js';
 import { containsText, fromPayload, key, metadataOf, toPayload } from './helpers.js';
 
 const K1 = key('k1');

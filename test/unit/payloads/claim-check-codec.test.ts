@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PayloadCodec } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AesGcmCodec } from '../../../worker/payloads/aes-gcm-codec.js';
-import { ClaimCheckCodec } from '../../../worker/payloads/claim-check-codec.js';
-import { createDataConverter } from '../../../worker/payloads/data-converter.js';
-import { FolderPayloadStore } from '../../../worker/payloads/payload-store.js';
+import { AesGcmCodec } from '../../../payloads/aes-gcm-codec.js';
+import { ClaimCheckCodec } from '../../../payloads/claim-check-codec.js';
+import { createDataConverter } from '../../../payloads/data-converter.js';
+import { FolderPayloadStore } from '../../../payloads/payload-store.js';
 import { containsText, fromPayload, key, metadataOf, toPayload } from './helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'model-retry-claims-'));

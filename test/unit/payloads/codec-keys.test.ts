@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../worker/config.js';
-import { codecKeysFromEnv, parseCodecKeys } from '../../../worker/payloads/codec-keys.js';
+import { ConfigError } from '../../../common/config-error.js';
+import { codecKeysFromEnv, parseCodecKeys } from '../../../payloads/codec-keys.js';
 import { key, keyEntry } from './helpers.js';
 
 const K1 = key('k1');

@@ -1,10 +1,10 @@
 import type { Payload } from '@temporalio/common';
 import protoPackage from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AesGcmCodec } from '../../../worker/payloads/aes-gcm-codec.js';
-import { startCodecServer } from '../../../worker/payloads/codec-server.js';
-import type { CodecServer } from '../../../worker/payloads/codec-server.js';
-import { createDataConverter } from '../../../worker/payloads/data-converter.js';
+import { AesGcmCodec } from '../../../payloads/aes-gcm-codec.js';
+import { startCodecServer } from '../../../payloads/codec-server.js';
+import type { CodecServer } from '../../../payloads/codec-server.js';
+import { createDataConverter } from '../../../payloads/data-converter.js';
 import { fromPayload, key, metadataOf, toPayload } from './helpers.js';
 
 const Payloads = protoPackage.temporal.api.common.v1.Payloads;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { CodecKey } from '../../../worker/payloads/codec-keys.js';
+import type { CodecKey } from '../../../payloads/codec-keys.js';
 
 /** A fresh random key under `id`. */
 export function key(id: string): CodecKey {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../worker/config.js';
+import { ConfigError } from '../../../common/config-error.js';
 import {
   createDataConverter,
   describePayloadSettings,
   encodingFailureConverterPath,
   payloadSettingsFromEnv,
-} from '../../../worker/payloads/data-converter.js';
-import { FolderPayloadStore } from '../../../worker/payloads/payload-store.js';
-import { S3PayloadStore } from '../../../worker/payloads/s3-payload-store.js';
+} from '../../../payloads/data-converter.js';
+import { FolderPayloadStore } from '../../../payloads/payload-store.js';
+import { S3PayloadStore } from '../../../payloads/s3-payload-store.js';
 import { key, keyEntry } from './helpers.js';
 
 const AWS = { AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret' };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3PayloadStore } from '../../../worker/payloads/s3-payload-store.js';
-import { payloadStoreFromEnv } from '../../../worker/payloads/store-config.js';
+import { S3PayloadStore } from '../../../payloads/s3-payload-store.js';
+import { payloadStoreFromEnv } from '../../../payloads/store-config.js';
 import { startLocalS3 } from '../../harness/s3.js';
 import type { LocalS3 } from '../../harness/s3.js';
 import { freePort } from '../../../worker/free-port.js';

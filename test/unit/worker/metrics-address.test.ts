@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../worker/config.js';
+import { ConfigError } from '../../../common/config-error.js';
 import { resolveMetricsAddress } from '../../../worker/metrics.js';
 
 describe('the worker metrics address', () => {

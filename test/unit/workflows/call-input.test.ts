@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backendsOf, messagesOf, validateCallInput } from '../../../workflows/call-input.js';
+import { backendsOf, messagesOf, validateCallInput } from '../../../workflows/call/call-input.js';
 import { checkModelCall } from '../../../client/model-call-client.js';
 import { InvalidRetryPlanError } from '../../../policy/index.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { streamOf, validateCallInput } from '../../../workflows/call-input.js';
-import { validateTurnInput } from '../../../workflows/turn-input.js';
+import { streamOf, validateCallInput } from '../../../workflows/call/call-input.js';
+import { validateTurnInput } from '../../../workflows/turn/turn-input.js';
 import { StreamedText } from '../../../client/call-stream.js';
 import type { CallStreamItem } from '../../../client/call-stream.js';
 

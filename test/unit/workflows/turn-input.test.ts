@@ -6,8 +6,8 @@ import {
   MAX_TURN_PAYLOAD_BYTES,
   jsonBytes,
   turnPlan,
-} from '../../../workflows/turn-input.js';
-import { seededState, shareNotBefore, startWithNotBefore } from '../../../workflows/turn-not-before.js';
+} from '../../../workflows/turn/turn-input.js';
+import { seededState, shareNotBefore, startWithNotBefore } from '../../../workflows/turn/turn-not-before.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 

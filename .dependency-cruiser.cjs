@@ -1,0 +1,79 @@
+/**
+ * The rooms of docs/house (shared/design/house.md), enforced on the import graph (`npm run lint`):
+ * no circle, and no arrow that runs back up. Type-only imports count too: a type is still a dependency.
+ */
+const rooms = 'policy|common|workflows|activities|payloads|worker|plugin|client|cli|loopback';
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A circle of imports: split the shared part out.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'policy-is-pure',
+      severity: 'error',
+      comment: 'policy/ imports nothing of the project outside itself.',
+      from: { path: '^policy/' },
+      to: { path: `^(${rooms})/`, pathNot: '^policy/' },
+    },
+    {
+      name: 'common-takes-policy-only',
+      severity: 'error',
+      comment: 'common/ is plain data that crosses Temporal: it imports policy/ only.',
+      from: { path: '^common/' },
+      to: { path: `^(${rooms})/`, pathNot: '^(policy|common)/' },
+    },
+    {
+      name: 'workflows-take-policy-and-common-only',
+      severity: 'error',
+      comment: 'workflows/ runs in the sandbox: among our folders it imports only policy/ and common/.',
+      from: { path: '^workflows/' },
+      to: { path: `^(${rooms})/`, pathNot: '^(policy|common|workflows)/' },
+    },
+    {
+      name: 'activities-never-import-workflows',
+      severity: 'error',
+      comment: 'Data flows from workflows to activities through common/, never by importing workflows/.',
+      from: { path: '^activities/' },
+      to: { path: '^(workflows|worker|client|cli|loopback|plugin)/' },
+    },
+    {
+      name: 'production-never-imports-loopback',
+      severity: 'error',
+      comment: 'The loopback provider is for the demo, tests and benchmarks: wire it in cli/.',
+      from: { path: '^(worker|activities|workflows|payloads|plugin|client|common|policy)/' },
+      to: { path: '^loopback/' },
+    },
+    {
+      name: 'client-never-imports-worker',
+      severity: 'error',
+      comment: 'A host needs no worker: shared pieces live in payloads/, common/ or plugin/.',
+      from: { path: '^client/' },
+      to: { path: '^(worker|activities|cli)/' },
+    },
+    {
+      name: 'payloads-stand-alone',
+      severity: 'error',
+      comment: 'The data converter is used by workers and clients alike: it imports only common/.',
+      from: { path: '^payloads/' },
+      to: { path: `^(${rooms})/`, pathNot: '^(common|payloads)/' },
+    },
+    {
+      name: 'worker-is-not-a-library-for-cli-only',
+      severity: 'error',
+      comment: 'worker/ is the process: it never imports the command line or the client.',
+      from: { path: '^worker/' },
+      to: { path: '^(cli|client)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|test|bench|scripts)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,144 @@
+/**
+ * The attempt activity: one model request through the AI SDK's single request (`doGenerate`), so no SDK retry
+ * runs beneath the workflow's. It heartbeats `{ startedAt }` while it waits, aborts its request when its
+ * timeout T runs out or when the activity is cancelled, and turns every failure into a classified,
+ * non-retryable `ApplicationFailure` (see `attempt-failure.ts`).
+ */
+import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import { Context } from '@temporalio/activity';
+import type { Observation } from '../../policy/index.js';
+import { attemptFailure, failureDetails } from './attempt-failure.js';
+import type { AttemptTimes } from './attempt-failure.js';
+import { cancellationOutcome } from '../cancellation.js';
+import { observeError } from './classify-error.js';
+import type { ObservedError } from './classify-error.js';
+import { startHeartbeat } from '../heartbeat.js';
+import type { AttemptHeartbeat, ModelRequestInput, ModelRequestResult, Usage } from '../../common/attempt.js';
+import { toPrompt, toSettings, toTools } from './prompt.js';
+import { ProvidersConfigError } from '../providers/config.js';
+import { MisconfiguredError } from '../providers/registry.js';
+import type { ProviderRegistry, ResolvedModel } from '../providers/registry.js';
+import { requestSignal } from './request-signal.js';
+import { knownSearchAttributesReady } from '../search-attributes.js';
+import { successOf, unusableAnswer, usageOf } from './result.js';
+import { createDeltaPublisher } from './delta-publisher.js';
+import type { DeltaPublisher, StreamClientFactory } from './delta-publisher.js';
+import { observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
+
+/** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** What the attempt activity needs. */
+export interface ModelRequestDeps {
+  /** The registry; called at each request (so it may be loaded lazily, and a failed load retried). */
+  providers: () => ProviderRegistry;
+  /** The clock, in ms since the epoch. @default Date.now */
+  now?: () => number;
+  /** How a streamed attempt reaches its workflow's stream. @default the activity's own workflow */
+  streamClient?: StreamClientFactory;
+}
+
+/** Builds the `modelRequest` activity. */
+export function createModelRequest(deps: ModelRequestDeps) {
+  const now = deps.now ?? Date.now;
+
+  /**
+   * One attempt of a model call: resolves `input.model`, sends the request with `X-Request-Id`, and returns
+   * the answer. Fails with a non-retryable `ApplicationFailure` whose `type` is the failure class; rethrows
+   * the `CancelledFailure` when the workflow cancelled it; fails as `WorkerLost` when the worker shut down.
+   * A streamed attempt (`input.stream`) publishes its text deltas as they arrive; whether any reached the
+   * workflow is for the workflow to tell from its stream log, so the failure is classified as usual.
+   */
+  return async function modelRequest(input: ModelRequestInput): Promise<ModelRequestResult> {
+    const ctx = Context.current();
+    const startedAt = new Date(now()).toISOString();
+    const ready = knownSearchAttributesReady(ctx.info.namespace);
+    const sa = ready === undefined ? {} : { searchAttributesReady: ready };
+    const stopHeartbeat = startHeartbeat(ctx, { startedAt } satisfies AttemptHeartbeat);
+    let secrets: readonly string[] = [];
+    const publisher: DeltaPublisher | undefined = input.stream
+      ? createDeltaPublisher(input.modelCallId, input.stream.batchMs, deps.streamClient)
+      : undefined;
+    const failed = (observed: ObservedError, usage?: Usage): Error => {
+      const endMs = now();
+      const times: AttemptTimes = { startedAt, endedAt: new Date(endMs).toISOString() };
+      const details = failureDetails(observed.observation, observed.message, secrets, times, endMs);
+      return attemptFailure({ ...details, ...(usage === undefined ? {} : { usage }), ...sa });
+    };
+    const cancelled = (): Error => {
+      const outcome = cancellationOutcome(ctx);
+      if (outcome.kind === 'cancelled') return outcome.failure;
+      return failed({
+        observation: { workerShutdown: true },
+        message: 'the worker shut down while the request was in flight',
+      });
+    };
+
+    try {
+      if (ctx.cancellationSignal.aborted) throw cancelled();
+      const resolved = resolveModel(deps, input.model);
+      if ('observation' in resolved) throw failed(resolved);
+      secrets = resolved.secrets;
+
+      const request = requestSignal(ctx.cancellationSignal, input.timeoutMs);
+      let result: LanguageModelV4GenerateResult;
+      try {
+        const options = {
+          prompt: toPrompt(input.messages),
+          ...(input.tools === undefined || input.tools.length === 0 ? {} : { tools: toTools(input.tools) }),
+          ...toSettings(input.settings),
+          abortSignal: request.signal,
+          headers: { [REQUEST_ID_HEADER]: `${input.workflowId}/${input.modelCallId}` },
+        };
+        result = publisher
+          ? await streamAnswer(resolved.model, options, publisher)
+          : await resolved.model.doGenerate(options);
+      } catch (error) {
+        await publisher?.abandon();
+        if (ctx.cancellationSignal.aborted) throw cancelled();
+        if (request.stoppedBy() === 'timeout') {
+          throw failed({
+            observation: { requestTimedOut: true },
+            message: `no complete answer within ${input.timeoutMs} ms (the attempt's request timeout)`,
+          });
+        }
+        const observed = error instanceof StreamErrorPart ? observeStreamError(error) : observeError(error);
+        throw failed(refine(resolved, error, observed));
+      } finally {
+        request.dispose();
+      }
+
+      const unusable = unusableAnswer(result);
+      // A 2xx that is still a failure was billed: its usage goes with the failure.
+      if (unusable !== undefined) {
+        await publisher?.abandon();
+        throw failed(unusable, usageOf(resolved, result));
+      }
+      // The caller's stream holds the whole answer before the attempt reports it.
+      await publisher?.finish();
+      return { ...successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() }), ...sa };
+    } finally {
+      stopHeartbeat();
+    }
+  };
+}
+
+/** The model, or the observation of why the worker cannot make the request. */
+function resolveModel(deps: ModelRequestDeps, model: string): ResolvedModel | ObservedError {
+  try {
+    return deps.providers().resolve(model);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof MisconfiguredError || error instanceof ProvidersConfigError) {
+      return { observation: { misconfigured: true }, message };
+    }
+    return { observation: {}, message };
+  }
+}
+
+/** Lets the provider's adapter add what only its documented message patterns say. */
+function refine(resolved: ResolvedModel, error: unknown, observed: ObservedError): ObservedError {
+  if (resolved.refineObservation === undefined) return observed;
+  const observation: Observation = resolved.refineObservation(error, observed.observation);
+  return { observation, message: observed.message };
+}

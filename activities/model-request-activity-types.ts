@@ -1,6 +1,0 @@
-import type { ModelRequestInput, ModelRequestResult } from './model-request-types.js';
-
-/** The attempt activity's signature, for `proxyActivities` in workflows (types only cross into the sandbox). */
-export interface ModelRequestActivities {
-  modelRequest(input: ModelRequestInput): Promise<ModelRequestResult>;
-}

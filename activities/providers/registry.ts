@@ -1,0 +1,177 @@
+/**
+ * The provider registry held by the worker: resolves `provider:model` to an AI SDK language model. Keys are
+ * read from the worker's environment at request time and never leave the worker (they are not part of any
+ * activity input, result or failure). Every registry has the built-in `openai` and `anthropic` providers
+ * (`BUILTIN_PROVIDERS`) unless its config replaces them.
+ */
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { PROVIDER_ADAPTERS } from './adapters.js';
+import type { ProviderAdapter, ResponseReader } from './adapters.js';
+import {
+  BUILTIN_PROVIDERS,
+  PROVIDER_NAME,
+  ProvidersConfigError,
+  isHttpURL,
+  parseProvidersConfig,
+  readProvidersFile,
+} from './config.js';
+import type { ProviderConfig, ProvidersConfig } from './config.js';
+
+/** The environment keys are read from. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The variable naming the providers file. */
+export const PROVIDERS_FILE_ENV = 'MODEL_RETRY_PROVIDERS';
+
+/** A model ready for one request. */
+export interface ResolvedModel extends ResponseReader {
+  /** The provider's name (`local`): the record's `provider`. */
+  provider: string;
+  /** The model part of the name (`fast`). */
+  modelId: string;
+  model: LanguageModelV4;
+  /** The credentials in use (key, credential headers): scrubbed from every message. */
+  secrets: readonly string[];
+}
+
+/** Resolves model names. Tests may inject their own (any model, any `LanguageModelV4`). */
+export interface ProviderRegistry {
+  /**
+   * The model for `provider:model`, with its key read now.
+   * @throws MisconfiguredError for a malformed name, an unknown provider or a missing key variable.
+   */
+  resolve(model: string): ResolvedModel;
+  /** The provider names that resolve: the config's and the built-ins it did not replace. */
+  names(): string[];
+}
+
+/** The worker cannot make the request: the attempt fails as `Misconfigured`. The message holds no secret. */
+export class MisconfiguredError extends Error {
+  override readonly name = 'MisconfiguredError';
+}
+
+/** Splits `provider:model` at its first `:` (the model part may hold more: `ollama:llama3:8b`). */
+export function parseModelName(name: string): { provider: string; modelId: string } {
+  const at = name.indexOf(':');
+  const provider = at < 0 ? '' : name.slice(0, at);
+  const modelId = at < 0 ? '' : name.slice(at + 1);
+  if (!PROVIDER_NAME.test(provider) || modelId.trim() === '') {
+    throw new MisconfiguredError(
+      `model name ${JSON.stringify(name)} is not \`provider:model\`: name it like "local:fast" (a configured provider, a colon, the model)`,
+    );
+  }
+  return { provider, modelId };
+}
+
+/** Options of {@link createProviderRegistry}. */
+export interface RegistryOptions {
+  /** Where keys are read, at each request. @default process.env */
+  env?: Env;
+  /** Names the config in messages (the providers file's path). */
+  source?: string;
+}
+
+/** The key of `provider`, read from `env` now: `undefined` when the config names no variable and needs none. */
+function readKey(
+  provider: string,
+  config: ProviderConfig,
+  adapter: ProviderAdapter,
+  env: Env,
+): string | undefined {
+  const apiKeyEnv = config.apiKeyEnv ?? adapter.defaults?.apiKeyEnv;
+  if (apiKeyEnv === undefined) return undefined;
+  const apiKey = env[apiKeyEnv];
+  if (apiKey === undefined || apiKey.trim() === '') {
+    throw new MisconfiguredError(
+      `provider "${provider}" reads its key from ${apiKeyEnv}, which is empty or unset in the worker's environment: set it and restart the worker`,
+    );
+  }
+  return apiKey;
+}
+
+/** The base URL of `provider`: the config's, else the type's variable in `env` when set, else the type's default. */
+function baseURLOf(provider: string, config: ProviderConfig, adapter: ProviderAdapter, env: Env): string {
+  if (config.baseURL !== undefined) return config.baseURL;
+  const defaults = adapter.defaults;
+  if (defaults === undefined) {
+    throw new MisconfiguredError(`provider "${provider}" has no baseURL: set it in the providers file`);
+  }
+  const fromEnv = env[defaults.baseURLEnv]?.trim();
+  if (fromEnv === undefined || fromEnv === '') return defaults.baseURL;
+  if (!isHttpURL(fromEnv)) {
+    throw new MisconfiguredError(
+      `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}, which is not an http(s) URL: set it to the API's base URL (up to and including /v1) or unset it`,
+    );
+  }
+  return fromEnv;
+}
+
+/**
+ * A registry over a providers config (checked here too), on top of the built-in `openai` and `anthropic`
+ * providers: an entry of the same name replaces a built-in.
+ * @throws ProvidersConfigError when the config has problems.
+ */
+export function createProviderRegistry(
+  config: ProvidersConfig,
+  options: RegistryOptions = {},
+): ProviderRegistry {
+  const checked = parseProvidersConfig(config, options.source);
+  const all: ProvidersConfig = { ...checked, ...withoutKeys(BUILTIN_PROVIDERS, Object.keys(checked)) };
+  const env = (): Env => options.env ?? process.env;
+  return {
+    names: () => Object.keys(all),
+    resolve(model) {
+      const { provider, modelId } = parseModelName(model);
+      const config = Object.hasOwn(all, provider) ? all[provider] : undefined;
+      if (config === undefined) {
+        throw new MisconfiguredError(
+          `unknown provider "${provider}" in model "${model}" (known: ${Object.keys(all).join(', ')}; add "${provider}" to the providers file named by ${PROVIDERS_FILE_ENV} or --providers)`,
+        );
+      }
+      const adapter = PROVIDER_ADAPTERS[config.type];
+      const apiKey = readKey(provider, config, adapter, env());
+      const baseURL = baseURLOf(provider, config, adapter, env());
+      const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...(adapter.secretHeaders?.(config) ?? [])];
+      return {
+        provider,
+        modelId,
+        model: adapter.languageModel({ name: provider, config, apiKey, baseURL, modelId }),
+        secrets,
+        ...(adapter.usage === undefined ? {} : { usage: adapter.usage }),
+        ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),
+        ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),
+      };
+    },
+  };
+}
+
+function withoutKeys(config: ProvidersConfig, keys: readonly string[]): ProvidersConfig {
+  return Object.fromEntries(Object.entries(config).filter(([name]) => !keys.includes(name)));
+}
+
+/**
+ * A registry from a providers JSON file.
+ * @throws ProvidersConfigError when the file cannot be read or has problems.
+ */
+export function loadProvidersFile(
+  path: string,
+  options: Omit<RegistryOptions, 'source'> = {},
+): ProviderRegistry {
+  return createProviderRegistry(readProvidersFile(path), { ...options, source: path });
+}
+
+/**
+ * The registry named by `MODEL_RETRY_PROVIDERS` in `env` (only the built-in `openai` and `anthropic` when it
+ * is unset, so a worker without a providers file still starts). Keys are read from `env` too.
+ * @throws ProvidersConfigError when the named file cannot be read or has problems.
+ */
+export function providersFromEnv(env: Env = process.env): ProviderRegistry {
+  const path = env[PROVIDERS_FILE_ENV];
+  if (path === undefined || path.trim() === '') return createProviderRegistry({}, { env });
+  try {
+    return loadProvidersFile(path, { env });
+  } catch (error) {
+    if (!(error instanceof ProvidersConfigError)) throw error;
+    throw new ProvidersConfigError(`${path} (named by ${PROVIDERS_FILE_ENV})`, error.problems);
+  }
+}

@@ -1,0 +1,66 @@
+import { ProvidersConfigError } from '../activities/providers/config.js';
+import { PROVIDERS_FILE_ENV, loadProvidersFile, providersFromEnv } from '../activities/providers/registry.js';
+import type { ProviderRegistry } from '../activities/providers/registry.js';
+import { resolveShutdownGraceMs, resolveTaskQueue } from '../worker/config.js';
+import { resolveMetricsAddress } from '../worker/metrics.js';
+import { payloadSettingsFromEnv } from '../payloads/data-converter.js';
+import { UsageError, parseCommandArgs } from './args.js';
+import { WORKER_HELP } from './help.js';
+
+/**
+ * `model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS] [--metrics HOST:PORT]`: loads the providers file
+ * (the flag, else `MODEL_RETRY_PROVIDERS`) before connecting, refusing a bad one (exit 2, naming each problem),
+ * then runs the worker with that registry until SIGINT/SIGTERM.
+ */
+export async function runWorkerCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs('worker', args, {
+    providers: { type: 'string' },
+    'task-queue': { type: 'string' },
+    'shutdown-grace-ms': { type: 'string' },
+    metrics: { type: 'string' },
+  });
+  if (values.help) {
+    process.stdout.write(WORKER_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}.`);
+  const taskQueue = resolveTaskQueue(values['task-queue']);
+  const shutdownGraceMs = resolveShutdownGraceMs(values['shutdown-grace-ms']);
+  const metricsAddress = resolveMetricsAddress(values.metrics);
+  const providers = loadProviders(values.providers);
+  const payloads = payloadSettingsFromEnv();
+  const { runWorkerProcess } = await import('../worker/run.js');
+  await runWorkerProcess({
+    taskQueue,
+    shutdownGraceMs,
+    deps: { providers },
+    payloads,
+    ...(metricsAddress ? { metricsAddress } : {}),
+  });
+  return 0;
+}
+
+/** The registry from `--providers`, else from `MODEL_RETRY_PROVIDERS`, else the built-in providers only. */
+function loadProviders(flag: string | undefined): ProviderRegistry {
+  const path = flag ?? process.env[PROVIDERS_FILE_ENV];
+  const source = flag !== undefined ? '--providers' : PROVIDERS_FILE_ENV;
+  if (flag !== undefined && flag.trim() === '') {
+    throw new UsageError('`--providers` is empty: give the path of a providers JSON file.');
+  }
+  try {
+    const registry = path === undefined || path.trim() === '' ? providersFromEnv() : loadProvidersFile(path);
+    process.stderr.write(
+      `model-retry worker: providers ${registry.names().join(', ') || '(none)'}` +
+        `${path ? ` (from ${path}, named by ${source})` : ''}\n`,
+    );
+    return registry;
+  } catch (error) {
+    if (error instanceof ProvidersConfigError) {
+      throw new UsageError(
+        `the providers file named by ${source} cannot be used: ${error.message}\n` +
+          'Fix the file (see the README, "Providers") and start the worker again.',
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,121 @@
+import type { Action, FailureClass, RetryPlan, StopReason } from '../policy/index.js';
+import type { ChatMessage, ModelSettings, ToolCall, ToolDefinition, Usage } from './attempt.js';
+import type { StreamOptions } from './stream.js';
+
+/** What a durable model call is asked to do. Plain JSON; validated before the workflow starts. */
+export interface ModelCallInput {
+  /** The chain of backends, `provider:model`, tried in order (`['local:fast', 'local:backup']`). */
+  model: string | string[];
+  /** A user message; shorthand for `messages: [{ role: 'user', content: prompt }]` (after `system`, if any). */
+  prompt?: string;
+  system?: string;
+  messages?: ChatMessage[];
+  tools?: ToolDefinition[];
+  settings?: ModelSettings;
+  /** The retry plan; absent or `false`: exactly one attempt. */
+  retry?: RetryPlan | false;
+  /**
+   * Stream the answer: attempts use the provider's streaming request and publish text deltas into the
+   * workflow's stream (`model-retry.delta`) as they come. `true` uses the default batch interval.
+   */
+  stream?: boolean | StreamOptions;
+}
+
+/** One attempt of a call, as the workflow keeps it and as the history reader rebuilds it. */
+export interface AttemptRecord {
+  /** `<callId>.<attempt>`, also the attempt's activity id. */
+  modelCallId: string;
+  callId: string;
+  attempt: number;
+  /** Index of the backend in the call's chain. */
+  backend: number;
+  /** `provider:model`. */
+  model: string;
+  startedAt: string;
+  endedAt?: string;
+  outcome: 'succeeded' | 'failed' | 'cancelled' | 'running';
+  failure?: AttemptFailure;
+  /** On a failure that another attempt follows: the wait before it in ms (0 for an immediate advance). */
+  retryInMs?: number;
+  usage?: Usage;
+  responseId?: string;
+  provider?: string;
+  cost?: number;
+  /** A streamed attempt: how many of its text deltas reached the workflow's stream. */
+  streamedDeltas?: number;
+}
+
+export interface AttemptFailure {
+  class: FailureClass;
+  /** What the call did about it; absent when nothing could be done (a stream interrupted). */
+  action?: Action;
+  status?: number;
+  code?: string;
+  retryAfterMs?: number;
+  message: string;
+}
+
+/** Sums over every attempt that reported them: what the provider billed for the whole call. */
+export interface BilledTotals {
+  attempts: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  cost?: number;
+}
+
+/** The decision that ended a call. */
+export interface LastDecision {
+  reason: StopReason;
+  action?: Action;
+  why: string;
+}
+
+/** A call that succeeded. */
+export interface ModelCallResult {
+  callId: string;
+  stopReason: 'succeeded';
+  output: { text: string; toolCalls: ToolCall[]; finishReason: string };
+  /** The backend that answered. */
+  model: string;
+  backend: number;
+  /** The successful attempt's usage only. */
+  usage?: Usage;
+  responseId?: string;
+  attempts: AttemptRecord[];
+  billed: BilledTotals;
+  lastDecision: LastDecision;
+}
+
+/** `details[0]` of the `ModelCallFailed` application failure of a call that stopped without an answer. */
+export interface ModelCallFailedDetails {
+  callId: string;
+  stopReason: StopReason;
+  attemptCount: number;
+  lastDecision: LastDecision;
+  /** The last 20 attempt records. */
+  attempts: AttemptRecord[];
+  billed: BilledTotals;
+  /** A call that stopped `stream-interrupted`: the text its last attempt had delivered to the stream. */
+  partialText?: string;
+}
+
+/** What the `status` query answers while a call runs and after it ends. */
+export interface CallStatus {
+  callId: string;
+  state: 'attempting' | 'waiting' | 'stopped';
+  attempt: number;
+  backend: number;
+  model: string;
+  /** While waiting: when the next attempt starts (ISO). */
+  waitingUntil?: string;
+  /** The call's deadline, when it has one (ISO). */
+  deadline?: string;
+  stopReason?: StopReason;
+}
+
+/** The failure type a call that stops without an answer ends with. */
+export const MODEL_CALL_FAILED = 'ModelCallFailed';
+/** The failure type of a call whose plan or input is invalid. */
+export const INVALID_RETRY_PLAN = 'InvalidRetryPlan';
+export const INVALID_MODEL_CALL_INPUT = 'InvalidModelCallInput';

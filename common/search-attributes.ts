@@ -1,0 +1,39 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import type { StopReason } from '../policy/index.js';
+import type { AttemptRecord } from './call.js';
+
+/**
+ * Typed search attributes that model-retry's own workflows set once, when a call or turn stops, so runs can be
+ * found (`model-retry list --query "ModelRetryStopReason = 'deadline'"`). `callModel` inside a user's workflow
+ * never sets them. The embedded dev server registers them; production servers need
+ * `temporal operator search-attribute create` (see the README).
+ */
+export const STOP_REASON = defineSearchAttributeKey('ModelRetryStopReason', SearchAttributeType.KEYWORD);
+export const ATTEMPT_COUNT = defineSearchAttributeKey('ModelRetryAttempts', SearchAttributeType.INT);
+export const MODELS_TRIED = defineSearchAttributeKey('ModelRetryModels', SearchAttributeType.KEYWORD_LIST);
+export const LAST_FAILURE_CLASS = defineSearchAttributeKey(
+  'ModelRetryLastFailure',
+  SearchAttributeType.KEYWORD,
+);
+
+export const SEARCH_ATTRIBUTES = [STOP_REASON, ATTEMPT_COUNT, MODELS_TRIED, LAST_FAILURE_CLASS] as const;
+
+/**
+ * The search attributes of a run that stopped: its stop reason, how many attempts it made, the models it tried
+ * (each once, in the order first tried; absent when none was) and the class of its last failed attempt (absent
+ * when no attempt failed).
+ */
+export function stopSearchAttributes(
+  stopReason: StopReason,
+  records: readonly AttemptRecord[],
+): SearchAttributeUpdatePair[] {
+  const models = [...new Set(records.map((r) => r.model))];
+  const lastFailure = records.findLast((r) => r.failure)?.failure?.class;
+  return [
+    { key: STOP_REASON, value: stopReason },
+    { key: ATTEMPT_COUNT, value: records.length },
+    ...(models.length > 0 ? [{ key: MODELS_TRIED, value: models }] : []),
+    ...(lastFailure ? [{ key: LAST_FAILURE_CLASS, value: lastFailure }] : []),
+  ];
+}

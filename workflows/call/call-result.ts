@@ -1,0 +1,78 @@
+/** How a call ends: its successful result, or the `ModelCallFailed` failure it throws. */
+import { ApplicationFailure } from '@temporalio/workflow';
+import { resolveAction } from '../../policy/index.js';
+import type { Decision, ResolvedPlan } from '../../policy/index.js';
+import type { ModelRequestResult } from '../../common/attempt.js';
+import { attemptLine, billedTotals } from './call-summary.js';
+import { MODEL_CALL_FAILED } from '../../common/call.js';
+import type {
+  AttemptRecord,
+  LastDecision,
+  ModelCallFailedDetails,
+  ModelCallResult,
+} from '../../common/call.js';
+
+/** The result of a call whose attempt `record` answered with `result`. */
+export function resultOf(
+  callId: string,
+  record: AttemptRecord,
+  result: ModelRequestResult,
+  records: AttemptRecord[],
+): ModelCallResult {
+  return {
+    callId,
+    stopReason: 'succeeded',
+    output: { text: result.text, toolCalls: result.toolCalls, finishReason: result.finishReason },
+    model: record.model,
+    backend: record.backend,
+    ...(result.usage ? { usage: result.usage } : {}),
+    ...(result.responseId !== undefined ? { responseId: result.responseId } : {}),
+    attempts: records.map((r) => ({ ...r })),
+    billed: billedTotals(records),
+    lastDecision: { reason: 'succeeded', why: `attempt ${record.attempt} on ${record.model} answered` },
+  };
+}
+
+export function deadlineStop(
+  plan: ResolvedPlan,
+  failure: Parameters<typeof resolveAction>[1],
+  state: Decision['state'],
+): Decision {
+  const action = resolveAction(plan, failure)?.action;
+  return {
+    kind: 'stop',
+    reason: 'deadline',
+    ...(action !== undefined ? { action } : {}),
+    why: 'the deadline (less the reserve) was reached during the attempt',
+    state,
+  };
+}
+
+export function actionOf(decision: Decision): Pick<LastDecision, 'action'> {
+  return decision.action !== undefined ? { action: decision.action } : {};
+}
+
+export function callFailed(
+  callId: string,
+  records: AttemptRecord[],
+  last: LastDecision,
+  partialText?: string,
+): ApplicationFailure {
+  const count = records.length;
+  const head = `model call ${callId} stopped (${last.reason}) after ${count} attempt${count === 1 ? '' : 's'}`;
+  const details: ModelCallFailedDetails = {
+    callId,
+    stopReason: last.reason,
+    attemptCount: count,
+    lastDecision: last,
+    attempts: records.slice(-20).map((r) => ({ ...r })),
+    billed: billedTotals(records),
+    ...(partialText !== undefined ? { partialText } : {}),
+  };
+  return ApplicationFailure.create({
+    type: MODEL_CALL_FAILED,
+    nonRetryable: true,
+    message: [head + (count ? ':' : `: ${last.why}`), ...records.map(attemptLine)].join('\n'),
+    details: [details],
+  });
+}

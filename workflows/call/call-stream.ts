@@ -1,0 +1,57 @@
+import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
+import type { StopReason } from '../../policy/index.js';
+import type { AttemptRecord } from '../../common/call.js';
+import { adoptStream, deliveredBy, existingStream, publishEvent, workflowStream } from '../stream.js';
+import type { Delivered } from '../stream.js';
+
+/**
+ * One call's side of the workflow's stream: the attempt and stop events it publishes, and what each streamed
+ * attempt delivered, read from the stream log when the attempt ends. A call that does not stream still
+ * publishes its events when the workflow has a stream (a subscriber then sees that it ran).
+ */
+export class CallStream {
+  private readonly stream: WorkflowStream | undefined;
+
+  constructor(
+    private readonly callId: string,
+    /** The batch interval when the call streams, else `undefined`. */
+    readonly config: { batchMs: number } | undefined,
+    given: WorkflowStream | undefined,
+  ) {
+    if (given) this.stream = adoptStream(given);
+    else this.stream = config ? workflowStream() : existingStream();
+  }
+
+  /** Publishes that the attempt of `record` starts. */
+  attemptStarted(record: AttemptRecord): void {
+    if (!this.stream) return;
+    publishEvent(this.stream, {
+      type: 'attempt',
+      callId: this.callId,
+      modelCallId: record.modelCallId,
+      attempt: record.attempt,
+      model: record.model,
+    });
+  }
+
+  /**
+   * What a streamed attempt delivered (the caller records it as `streamedDeltas`, last, as the history reader
+   * does); `undefined` when the call does not stream. Deltas reach the log by signal before the attempt's own
+   * result or failure does.
+   */
+  delivered(record: AttemptRecord): Delivered | undefined {
+    if (!this.config || !this.stream) return undefined;
+    return deliveredBy(this.stream, record.modelCallId);
+  }
+
+  /** Publishes that the call stopped. */
+  stopped(reason: StopReason, last: AttemptRecord | undefined): void {
+    if (!this.stream) return;
+    publishEvent(this.stream, {
+      type: 'stop',
+      callId: this.callId,
+      stopReason: reason,
+      ...(last ? { modelCallId: last.modelCallId } : {}),
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import type { ModelRequestResult } from '../../common/attempt.js';
+import type { AttemptRecord, BilledTotals } from '../../common/call.js';
+
+/** One line per attempt, as in `ModelCallFailed` messages: `[backend 0 local:fast] ServerError 502`. */
+export function attemptLine(record: AttemptRecord): string {
+  const head = `[backend ${record.backend} ${record.model}]`;
+  if (record.outcome !== 'failed' || !record.failure) return `${head} ${record.outcome}`;
+  const { failure } = record;
+  return `${head} ${failure.class}${failure.status !== undefined ? ` ${failure.status}` : ''}`;
+}
+
+/** What the provider billed across every attempt that reported usage or cost. */
+export function billedTotals(records: readonly AttemptRecord[]): BilledTotals {
+  const totals: BilledTotals = { attempts: records.length };
+  const add = (key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost', value: number | undefined) => {
+    if (value !== undefined) totals[key] = (totals[key] ?? 0) + value;
+  };
+  for (const r of records) {
+    add('inputTokens', r.usage?.inputTokens);
+    add('outputTokens', r.usage?.outputTokens);
+    add('totalTokens', r.usage?.totalTokens);
+    add('cost', r.cost);
+  }
+  return totals;
+}
+
+/** Milliseconds since the epoch as an ISO time. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/**
+ * The summary of a wait's timer, e.g. `retry in 30 ms after ServerError 502 (c1.2 retry-same)`: readable in the
+ * Temporal UI, and it names the attempt and the action so a history read during (or cancelled in) the wait
+ * still tells what was decided.
+ */
+export function waitSummary(waitMs: number, failed: AttemptRecord | undefined): string {
+  const f = failed?.failure;
+  const cause = f ? ` after ${f.class}${f.status !== undefined ? ` ${f.status}` : ''}` : '';
+  const tag = failed ? ` (${failed.modelCallId}${f?.action ? ` ${f.action}` : ''})` : '';
+  return `retry in ${waitMs} ms${cause}${tag}`;
+}
+
+/** The attempt and action a wait's timer summary names (see `waitSummary`). */
+export function parseWaitSummary(summary: string): { modelCallId: string; action?: string } | undefined {
+  const m = /\((c\d+\.\d+)(?: (abort|retry-same|advance|drop))?\)$/.exec(summary);
+  if (!m?.[1]) return undefined;
+  return { modelCallId: m[1], ...(m[2] ? { action: m[2] } : {}) };
+}
+
+/** Marks `record` succeeded with what the attempt's result says (the workflow and the history reader alike). */
+export function succeed(record: AttemptRecord, result: ModelRequestResult): void {
+  record.outcome = 'succeeded';
+  record.startedAt = result.startedAt;
+  record.endedAt = result.endedAt;
+  if (result.usage) record.usage = result.usage;
+  if (result.responseId !== undefined) record.responseId = result.responseId;
+  if (result.provider !== undefined) record.provider = result.provider;
+  if (result.cost !== undefined) record.cost = result.cost;
+}

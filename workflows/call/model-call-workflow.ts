@@ -1,0 +1,27 @@
+import { registerModelCallQueries, runAttempts } from './call-log.js';
+import { recordStop, stopReasonOf } from './call-stop.js';
+import type { ModelCallInput, ModelCallResult } from '../../common/call.js';
+import { callModel } from './model-call.js';
+import { closeStream, workflowStream } from '../stream.js';
+
+/**
+ * A workflow that is one durable model call, answering the `attempts` and `status` queries, with a stream
+ * subscribers can read from the start (deltas when `input.stream`, call events always). When the call stops
+ * (answered, failed or cancelled) it sets the run's search attributes once (see `recordStop`).
+ */
+export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCallResult> {
+  registerModelCallQueries();
+  workflowStream();
+  let result: ModelCallResult;
+  try {
+    result = await callModel(input);
+  } catch (error) {
+    const reason = stopReasonOf(error);
+    if (reason) await recordStop(reason, runAttempts());
+    await closeStream();
+    throw error;
+  }
+  await recordStop('succeeded', result.attempts);
+  await closeStream();
+  return result;
+}

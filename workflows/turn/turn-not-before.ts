@@ -1,0 +1,71 @@
+import {
+  fitsDeadline,
+  initialState,
+  notBeforeOf,
+  remainingBackends,
+  startDecision,
+} from '../../policy/index.js';
+import type { CallState, Decision, ResolvedPlan } from '../../policy/index.js';
+import type { SharedNotBefore } from '../../common/turn.js';
+
+export type { SharedNotBefore };
+
+/** The state of a call that has made no attempt yet, with the shared not-before times of its backends. */
+export function seededState(backends: readonly string[], shared: SharedNotBefore): CallState {
+  const state = initialState(backends.length);
+  state.notBefore = backends.map((model) => shared[model] ?? 0);
+  return state;
+}
+
+/** Writes a call's not-before times back into the shared map (the later time wins). */
+export function shareNotBefore(backends: readonly string[], state: CallState, shared: SharedNotBefore): void {
+  backends.forEach((model, i) => {
+    const ms = notBeforeOf(state, i);
+    if (ms > (shared[model] ?? 0)) shared[model] = ms;
+  });
+}
+
+/**
+ * The first attempt of a call whose backends may still be inside a retry-after from an earlier call of the
+ * same turn: the policy's `startDecision`, then, when its backend is blocked, the first remaining backend
+ * that is free at once, else one wait until the earliest ends. A wait longer than `retryAfter.maxMs` stops
+ * with `retry-after-exceeded`, and so does one that leaves no room before the deadline (as `advance` does).
+ * Pure: no clock, no randomness.
+ */
+export function startWithNotBefore(plan: ResolvedPlan, state: CallState, nowMs: number): Decision {
+  const first = startDecision(plan, state, nowMs);
+  if (first.kind === 'stop' || notBeforeOf(state, first.backend) <= nowMs) return first;
+  const remaining = remainingBackends(state);
+  const free = remaining.find((i) => notBeforeOf(state, i) <= nowMs);
+  if (free !== undefined) {
+    return {
+      ...first,
+      backend: free,
+      why: `first attempt on backend ${free}: the backends before it are inside a retry-after`,
+      state: { ...first.state, backend: free },
+    };
+  }
+  let target = remaining[0] as number;
+  for (const i of remaining) if (notBeforeOf(state, i) < notBeforeOf(state, target)) target = i;
+  const waitMs = notBeforeOf(state, target) - nowMs;
+  const least = `every backend asks to wait, the least ${waitMs} ms`;
+  if (waitMs > plan.retryAfter.maxMs) {
+    const why = `${least}, over retryAfter.maxMs (${plan.retryAfter.maxMs})`;
+    return { kind: 'stop', reason: 'retry-after-exceeded', why, state: first.state };
+  }
+  if (!fitsDeadline(plan, nowMs, waitMs)) {
+    return {
+      kind: 'stop',
+      reason: 'retry-after-exceeded',
+      why: `${least}, beyond the deadline`,
+      state: first.state,
+    };
+  }
+  return {
+    kind: 'attempt',
+    backend: target,
+    waitMs,
+    why: `first attempt on backend ${target} after ${waitMs} ms (retry-after from an earlier call)`,
+    state: { ...first.state, backend: target },
+  };
+}

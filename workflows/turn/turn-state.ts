@@ -1,0 +1,174 @@
+import { defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { parseIsoInstant } from '../../policy/index.js';
+import type { ResolvedPlan, StopReason } from '../../policy/index.js';
+import type { ChatMessage, Usage } from '../../common/attempt.js';
+import type { TurnToolDefinition } from '../../common/tools.js';
+import { attemptsQuery } from '../call/call-log.js';
+import { billedTotals, iso } from '../call/call-summary.js';
+import type { AttemptRecord, CallStatus, LastDecision } from '../../common/call.js';
+import type { SharedNotBefore } from './turn-not-before.js';
+import type { AgentTurnPartial, TurnCarry, TurnStatus, TurnStep } from '../../common/turn.js';
+
+/** What a host may pass to `extendDeadline`: a new absolute deadline, or an extension of the current one. */
+export type ExtendDeadlineRequest = { deadline: string } | { byMs: number };
+
+/** Moves the turn's deadline later (never earlier); answers the new deadline (ISO). */
+export const extendDeadlineUpdate = defineUpdate<{ deadline: string }, [ExtendDeadlineRequest]>(
+  'extendDeadline',
+);
+/** The turn's status: step, phase (model call, waiting, tools), backend, waiting until when, deadline. */
+export const turnStatusQuery = defineQuery<TurnStatus>('status');
+
+/**
+ * Everything a turn knows while it runs: the conversation, the steps with their attempt records, the plan its
+ * calls share (deadline, reserve) and the shared retry-after times. It answers the `status` and `attempts`
+ * queries and the `extendDeadline` update, across the chain of runs (earlier runs' steps are carried).
+ */
+export class TurnState {
+  readonly messages: ChatMessage[];
+  readonly steps: TurnStep[];
+  readonly notBefore: SharedNotBefore;
+  /** This run's number in the chain (1 + the runs before it). */
+  readonly runs: number;
+  phase: TurnStatus['phase'] = 'starting';
+  call?: CallStatus;
+  stopReason?: StopReason;
+
+  constructor(
+    readonly plan: ResolvedPlan,
+    readonly maxSteps: number,
+    readonly inputCount: number,
+    messages: ChatMessage[],
+    carried: Partial<TurnCarry>,
+    public tools: TurnToolDefinition[],
+  ) {
+    this.messages = messages;
+    this.steps = carried.steps ?? [];
+    this.notBefore = carried.notBefore ?? {};
+    this.runs = (carried.runs ?? 0) + 1;
+  }
+
+  /** Every attempt of every step, across the chain of runs. */
+  attempts(): AttemptRecord[] {
+    return this.steps.flatMap((s) => s.attempts);
+  }
+
+  status(): TurnStatus {
+    const step = this.steps.at(-1);
+    const call = this.call;
+    const waiting = this.phase === 'model' && call?.state === 'waiting';
+    const tools = step && this.phase === 'tools' ? step.tools : undefined;
+    return {
+      step: step?.step ?? 0,
+      maxSteps: this.maxSteps,
+      phase: waiting ? 'waiting' : this.phase,
+      ...(call && this.phase !== 'stopped'
+        ? { callId: call.callId, attempt: call.attempt, backend: call.backend, model: call.model }
+        : {}),
+      ...(waiting && call?.waitingUntil ? { waitingUntil: call.waitingUntil } : {}),
+      ...(tools
+        ? { tools: tools.map((t) => ({ name: t.name, activityId: t.activityId, outcome: t.outcome })) }
+        : {}),
+      ...(this.plan.deadlineMs !== undefined ? { deadline: iso(this.plan.deadlineMs) } : {}),
+      ...(this.stopReason ? { stopReason: this.stopReason } : {}),
+      runs: this.runs,
+      attempts: this.attempts().length,
+    };
+  }
+
+  /** Answers `status`, `attempts` and `extendDeadline`. */
+  register(): void {
+    setHandler(turnStatusQuery, () => this.status());
+    setHandler(attemptsQuery, () => this.attempts().map((r) => ({ ...r })));
+    setHandler(
+      extendDeadlineUpdate,
+      (request) => {
+        this.plan.deadlineMs = this.extendedDeadline(request);
+        return { deadline: iso(this.plan.deadlineMs) };
+      },
+      { validator: (request) => void this.extendedDeadline(request) },
+    );
+  }
+
+  /** The deadline a request asks for; throws when it is not later than the current one or the turn has ended. */
+  private extendedDeadline(request: ExtendDeadlineRequest): number {
+    const current = this.plan.deadlineMs;
+    if (this.stopReason !== undefined) throw new Error(`the turn has already stopped (${this.stopReason})`);
+    if (current === undefined) throw new Error('the turn has no deadline to extend');
+    let next: number | undefined;
+    if (
+      typeof request === 'object' &&
+      request !== null &&
+      'deadline' in request &&
+      typeof request.deadline === 'string'
+    ) {
+      next = parseIsoInstant(request.deadline);
+      if (next === undefined)
+        throw new Error('`deadline` must be an ISO instant with a zone, e.g. 2026-03-01T12:00:00Z');
+    } else if (
+      typeof request === 'object' &&
+      request !== null &&
+      'byMs' in request &&
+      typeof request.byMs === 'number'
+    ) {
+      if (!Number.isFinite(request.byMs) || request.byMs <= 0)
+        throw new Error('`byMs` must be a positive number of ms');
+      next = current + request.byMs;
+    } else {
+      throw new Error('pass `{ deadline: ISO }` or `{ byMs: N }`');
+    }
+    if (next <= current) {
+      throw new Error(`the deadline can only move later: ${iso(next)} is not after ${iso(current)}`);
+    }
+    return next;
+  }
+
+  /** The turn's outcome so far, for its result or its failure's details. */
+  partial(stopReason: StopReason, why: string, lastDecision?: LastDecision): AgentTurnPartial {
+    const lastText = [...this.messages].reverse().find((m) => m.role === 'assistant')?.content ?? '';
+    return {
+      stopReason,
+      text: lastText,
+      messages: this.messages.slice(this.inputCount),
+      steps: this.steps,
+      usage: usageTotals(this.steps),
+      billed: billedTotals(this.attempts()),
+      ...(this.plan.deadlineMs !== undefined ? { deadline: iso(this.plan.deadlineMs) } : {}),
+      why,
+      ...(lastDecision ? { lastDecision } : {}),
+      runs: this.runs,
+    };
+  }
+
+  /** What the next run needs. */
+  carry(callCount: number): TurnCarry {
+    return {
+      plan: this.plan,
+      messages: this.messages,
+      inputCount: this.inputCount,
+      steps: this.steps,
+      notBefore: this.notBefore,
+      callCount,
+      tools: this.tools,
+      runs: this.runs,
+    };
+  }
+}
+
+function usageTotals(steps: readonly TurnStep[]): Usage {
+  const out: Usage = {};
+  const keys = [
+    'inputTokens',
+    'outputTokens',
+    'totalTokens',
+    'cachedInputTokens',
+    'reasoningTokens',
+  ] as const;
+  for (const s of steps) {
+    for (const k of keys) {
+      const v = s.usage?.[k];
+      if (v !== undefined) out[k] = (out[k] ?? 0) + v;
+    }
+  }
+  return out;
+}
