@@ -178,7 +178,7 @@ export const retryOverhead: Benchmark = {
           ],
         },
         {
-          title: 'Dev-server timer lateness by planned duration (a durable timer alone, `harnessWorkflow`)',
+          title: 'Dev-server timer lateness by planned duration (a durable timer alone, `timerWorkflow`)',
           columns: ['planned', 'fired after (p50)', 'late by p50', 'late by max'],
           rows: timers.map((t) => [
             fmtMs(t.plannedMs),
@@ -252,14 +252,14 @@ async function inProcess(ctx: BenchContext, model: string, retries: number, wait
   );
 }
 
-/** How late a durable timer of `ms` fires on the run's dev server: `harnessWorkflow` (a timer, then an echo). */
+/** How late a durable timer of `ms` fires on the run's dev server: `timerWorkflow` (a timer alone). */
 async function timerLate(ctx: BenchContext, taskQueue: string, ms: number, reps: number): Promise<number[]> {
   const out: number[] = [];
   for (let rep = 0; rep < reps; rep += 1) {
-    const handle = await ctx.client.workflow.start('harnessWorkflow', {
+    const handle = await ctx.client.workflow.start('timerWorkflow', {
       taskQueue,
       workflowId: `bench-timer-${ms}-${randomUUID()}`,
-      args: [{ message: 'timer', waitMs: ms }],
+      args: [{ waitMs: ms }],
     });
     await handle.result();
     out.push(...timerLateness(await handle.fetchHistory()));

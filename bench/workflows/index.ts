@@ -5,3 +5,4 @@
 export * from '../../workflows/index.js';
 export { serverRetryWorkflow } from './server-retry.js';
 export type { ServerRetryInput } from './server-retry.js';
+export { timerWorkflow } from './timer.js';
