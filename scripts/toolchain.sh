@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure of the project's toolchain: Node.js >= 22, a Temporal CLI binary (for the dev server) and, where it
-# can (root with apt), Debian's chromium for the browser tests.
+# Makes sure of the project's toolchain: Node.js >= 22 and a Temporal CLI binary (for the dev server): all that
+# the demo needs. With MODEL_RETRY_BROWSER=1 (what `npm test` sets) also, where it can (root with apt), Debian's
+# chromium for the browser tests.
 #
 #   bash scripts/toolchain.sh          install what is missing and say what was done
 #   source scripts/toolchain.sh        the same, and put Node 24 / TEMPORAL_CLI_PATH into this shell
@@ -92,7 +93,7 @@ _mr_ensure_chromium() {
 _mr_main() {
   _mr_ensure_node || return 1
   _mr_ensure_temporal || return 1
-  _mr_ensure_chromium
+  if [ "${MODEL_RETRY_BROWSER:-0}" = 1 ]; then _mr_ensure_chromium; fi
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

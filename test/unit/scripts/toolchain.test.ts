@@ -57,4 +57,11 @@ describe('scripts/toolchain.sh', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
   });
+
+  it('leaves the browser out unless asked: the demo needs only Node and the Temporal CLI', () => {
+    const cli = join(scratch, 'my-temporal');
+    const { code, stderr } = toolchain({ PATH: `${nodeBin}:/usr/bin:/bin`, TEMPORAL_CLI_PATH: cli });
+    expect(code).toBe(0);
+    expect(stderr).not.toContain('chromium');
+  });
 });
