@@ -16,16 +16,40 @@ interface Arrival {
 
 /**
  * The text deltas each streamed attempt published into the workflow's stream, read from the publish signals
- * in the history (skipping a batch the stream itself would skip as a duplicate: the same publisher's sequence
- * seen before).
+ * in the history as the workflow let them in: skipping a batch the stream itself would skip as a duplicate
+ * (the same publisher's sequence seen before), and a delta of an attempt that was not in flight in the
+ * workflow's view (scheduled, and its end not yet handled by a completed workflow task), as
+ * `workflows/stream.ts` drops it.
  */
 export class StreamDeliveries {
   private readonly byAttempt = new Map<string, Arrival[]>();
 
   constructor(events: readonly HistoryEvent[]) {
     const lastSequence = new Map<string, number>();
+    const completedTasks = new Set<number>();
+    for (const event of events) {
+      const started = event.workflowTaskCompletedEventAttributes?.startedEventId;
+      if (started !== undefined && started !== null) completedTasks.add(idOf(started));
+    }
+    const activityOf = new Map<number, string>();
+    const open = new Set<string>();
+    let ending: string[] = [];
     let order = 0;
     for (const event of events) {
+      const scheduled = event.activityTaskScheduledEventAttributes?.activityId;
+      if (scheduled) {
+        activityOf.set(idOf(event.eventId), scheduled);
+        open.add(scheduled);
+      }
+      const ended = endedActivity(event);
+      if (ended !== undefined) {
+        const id = activityOf.get(ended);
+        if (id !== undefined) ending.push(id);
+      }
+      if (event.workflowTaskStartedEventAttributes && completedTasks.has(idOf(event.eventId))) {
+        for (const id of ending) open.delete(id);
+        ending = [];
+      }
       const signal = event.workflowExecutionSignaledEventAttributes;
       if (signal?.signalName !== workflowStreamPublishSignal.name) continue;
       const input = firstPayload<Partial<PublishInput>>(signal.input);
@@ -38,7 +62,7 @@ export class StreamDeliveries {
       for (const item of input.items) {
         if (item.topic !== DELTA_TOPIC) continue;
         const delta = decodeDelta(item.data);
-        if (!delta) continue;
+        if (!delta || !open.has(delta.modelCallId)) continue;
         const list = this.byAttempt.get(delta.modelCallId) ?? [];
         list.push({ eventId: idOf(event.eventId), order: order++, text: delta.text });
         this.byAttempt.set(delta.modelCallId, list);
@@ -60,6 +84,17 @@ export class StreamDeliveries {
     const arrived = (this.byAttempt.get(modelCallId) ?? []).filter((a) => a.eventId < limit);
     return { deltas: arrived.length, text: arrived.map((a) => a.text).join('') };
   }
+}
+
+/** The scheduled-event id of the activity that event `event` ends, if it ends one. */
+function endedActivity(event: HistoryEvent): number | undefined {
+  const attrs =
+    event.activityTaskCompletedEventAttributes ??
+    event.activityTaskFailedEventAttributes ??
+    event.activityTaskTimedOutEventAttributes ??
+    event.activityTaskCanceledEventAttributes;
+  const id = attrs?.scheduledEventId;
+  return id === undefined || id === null ? undefined : idOf(id);
 }
 
 function decodeDelta(data: unknown): StreamDelta | undefined {

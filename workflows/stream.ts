@@ -8,13 +8,20 @@ import {
   CancellationScope,
   condition,
   defaultPayloadConverter,
+  setHandler,
 } from '@temporalio/workflow';
-import { WorkflowStream, decodePayloadWire } from '@temporalio/workflow-streams/workflow';
-import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
+import {
+  WorkflowStream,
+  decodePayloadWire,
+  workflowStreamPublishSignal,
+} from '@temporalio/workflow-streams/workflow';
+import type { PublishInput, WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 import { DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
 import type { StreamDelta, StreamEvent } from '../common/stream.js';
 
 let current: WorkflowStream | undefined;
+/** The streamed attempts in flight, in the workflow's view: only their deltas are let into the log. */
+const openAttempts = new Set<string>();
 
 /**
  * The workflow's stream, created on first use (module state is per workflow run in Temporal's sandbox). A
@@ -23,7 +30,7 @@ let current: WorkflowStream | undefined;
  * it only counts on the first call.
  */
 export function workflowStream(prior?: WorkflowStreamState): WorkflowStream {
-  current ??= new WorkflowStream(prior);
+  current ??= guardPublishes(new WorkflowStream(prior));
   return current;
 }
 
@@ -34,8 +41,45 @@ export function existingStream(): WorkflowStream | undefined {
 
 /** Makes `stream` the workflow's stream (a host's own), so later calls publish into it. */
 export function adoptStream(stream: WorkflowStream): WorkflowStream {
-  current = stream;
+  if (current !== stream) current = guardPublishes(stream);
   return stream;
+}
+
+/** Streamed attempt `modelCallId` was scheduled: its deltas are let in until `closeAttempt`. */
+export function openAttempt(modelCallId: string): void {
+  openAttempts.add(modelCallId);
+}
+
+/** The workflow has seen attempt `modelCallId` end: what it publishes from now on is dropped. */
+export function closeAttempt(modelCallId: string): void {
+  openAttempts.delete(modelCallId);
+}
+
+/**
+ * Takes over the stream's publish signal: a delta from an attempt that the workflow no longer runs (one presumed
+ * dead after a heartbeat timeout that publishes once its partition heals, while the retry streams) never reaches
+ * the log, so subscribers never print it. Everything else goes through the stream's own handler unchanged
+ * (its de-duplication by publisher and sequence included). The history reader applies the same rule.
+ */
+function guardPublishes(stream: WorkflowStream): WorkflowStream {
+  const publish = (stream as unknown as { onPublish(input: PublishInput): void }).onPublish.bind(stream);
+  setHandler(workflowStreamPublishSignal, (input: PublishInput) => {
+    const items = input.items.filter((item) => {
+      if (item.topic !== DELTA_TOPIC) return true;
+      const id = deltaOf(item.data)?.modelCallId;
+      return id !== undefined && openAttempts.has(id);
+    });
+    publish({ ...input, items });
+  });
+  return stream;
+}
+
+function deltaOf(data: string): Partial<StreamDelta> | undefined {
+  try {
+    return defaultPayloadConverter.fromPayload<Partial<StreamDelta>>(decodePayloadWire(data));
+  } catch {
+    return undefined;
+  }
 }
 
 /**

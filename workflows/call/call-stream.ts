@@ -1,7 +1,15 @@
 import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
 import type { StopReason } from '../../policy/index.js';
 import type { AttemptRecord } from '../../common/call.js';
-import { adoptStream, deliveredBy, existingStream, publishEvent, workflowStream } from '../stream.js';
+import {
+  adoptStream,
+  closeAttempt,
+  deliveredBy,
+  existingStream,
+  openAttempt,
+  publishEvent,
+  workflowStream,
+} from '../stream.js';
 import type { Delivered } from '../stream.js';
 
 /**
@@ -25,6 +33,7 @@ export class CallStream {
   /** Publishes that the attempt of `record` starts. */
   attemptStarted(record: AttemptRecord): void {
     if (!this.stream) return;
+    if (this.config) openAttempt(record.modelCallId);
     publishEvent(this.stream, {
       type: 'attempt',
       callId: this.callId,
@@ -41,6 +50,7 @@ export class CallStream {
    */
   delivered(record: AttemptRecord): Delivered | undefined {
     if (!this.config || !this.stream) return undefined;
+    closeAttempt(record.modelCallId);
     return deliveredBy(this.stream, record.modelCallId);
   }
 
