@@ -94,13 +94,35 @@ export async function closeStream(): Promise<void> {
 }
 
 /**
- * Before continue-as-new: detaches subscribers (they follow to the next run), waits for handlers in flight,
- * and returns the state the next run resumes the stream from; `undefined` when the run has no stream.
+ * What an agent turn carries of its stream log across continue-as-new, at most: the newest items up to this many
+ * bytes of their wire form. A subscriber that fell further behind resumes from the oldest item carried (the
+ * stream client does that on its own when its offset was truncated); the rest stays in the earlier run's history.
  */
-export async function handOverStream(): Promise<WorkflowStreamState | undefined> {
+export const STREAM_CARRY_BYTES = 256_000;
+
+/**
+ * Before continue-as-new: detaches subscribers (they follow to the next run), waits for handlers in flight,
+ * drops the log items older than the newest `maxBytes` (so a long streamed turn never carries its whole log
+ * into the next run's input), and returns the state the next run resumes the stream from; `undefined` when the
+ * run has no stream.
+ */
+export async function handOverStream(
+  maxBytes = STREAM_CARRY_BYTES,
+): Promise<WorkflowStreamState | undefined> {
   if (!current) return undefined;
   current.detachPollers();
   await condition(allHandlersFinished);
+  const state = current.getState();
+  let bytes = 0;
+  let keepFrom = state.log.length;
+  while (keepFrom > 0) {
+    const item = state.log[keepFrom - 1] as { topic: string; data: string };
+    bytes += item.topic.length + item.data.length + 32;
+    if (bytes > maxBytes) break;
+    keepFrom -= 1;
+  }
+  if (keepFrom === 0) return state;
+  current.truncate(state.base_offset + keepFrom);
   return current.getState();
 }
 

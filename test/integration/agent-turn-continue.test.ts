@@ -132,4 +132,38 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     expect(calls.size).toBeGreaterThanOrEqual(6);
     expect(run.records.every((r) => r.streamedDeltas !== undefined)).toBe(true);
   });
+
+  it('carries only the newest part of a long stream log across runs, never into AgentTurnTooLarge', async () => {
+    // Six steps of 2,500 one-letter deltas each: about 2 MB of stream log in all, over the 1.5 MB a turn may
+    // carry; the text itself (the conversation) stays small.
+    const letters = (n: number) =>
+      Array.from({ length: 2500 }, (_, i) => String.fromCharCode(97 + ((i + n) % 26)));
+    const steps = [1, 2, 3, 4, 5, 6].map((n) =>
+      toolCall('calculator', { expression: `${n} + 1` }, { chunks: letters(n) }),
+    );
+    fx.lp.script('many-deltas', [...steps, ok(undefined, { chunks: ['all ', 'done.'] })]);
+    const handle = await startAgentTurn(
+      fx.temporal.client,
+      {
+        model: 'local:many-deltas',
+        prompt: 'Spell it out',
+        tools: ['calculator'],
+        stream: { batchMs: 10 },
+        deadlineInMs: 300_000,
+        reserveMs: 5000,
+      },
+      { taskQueue },
+    );
+    let deltas = 0;
+    const reading = (async () => {
+      for await (const item of subscribeCallStream(fx.temporal.client, handle.workflowId))
+        if (item.kind === 'delta') deltas += 1;
+    })();
+    const run = await finishTurn(fx, handle);
+    await reading;
+    expect(run.result?.text).toBe('all done.');
+    expect(run.history.runIds.length).toBeGreaterThan(1);
+    // A subscriber that kept up saw every delta.
+    expect(deltas).toBe(6 * 2500 + 2);
+  });
 });
