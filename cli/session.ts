@@ -3,6 +3,7 @@ import { Client, Connection, isGrpcServiceError } from '@temporalio/client';
 import protoPackage from '@temporalio/proto';
 import { loadTemporalTarget } from '../worker/connection.js';
 import { dataConverterFromEnv } from '../payloads/data-converter.js';
+import { LARGE_MESSAGE_CHANNEL_ARGS } from '../client/connection-options.js';
 
 const proto = protoPackage.temporal;
 
@@ -32,7 +33,11 @@ export async function openSession(): Promise<Session> {
   const address = target.connectionOptions.address ?? 'localhost:7233';
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...target.connectionOptions, address });
+    connection = await Connection.connect({
+      ...target.connectionOptions,
+      address,
+      channelArgs: LARGE_MESSAGE_CHANNEL_ARGS,
+    });
   } catch (error) {
     throw new UnreachableError(
       `cannot reach Temporal at ${address} (namespace ${target.namespace}): ${messageOf(error)}. ` +

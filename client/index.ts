@@ -22,3 +22,4 @@ export { startAgentTurn, checkAgentTurn, readTurnHistory, turnOutcome } from './
 export type { StartAgentTurnOptions, TurnHistory, TurnOutcome } from './agent-turn-client.js';
 export { subscribeCallStream, StreamedText } from './call-stream.js';
 export type { CallStreamItem, SubscribeCallStreamOptions } from './call-stream.js';
+export { LARGE_MESSAGE_CHANNEL_ARGS } from './connection-options.js';

@@ -21,6 +21,7 @@ import { leakReport, sweepHistories } from './secret-scan.js';
 import { leakNeedles } from './secrets.js';
 import { devServerPid, isAlive, startWorkerProcess, until } from './processes.js';
 import type { WorkerProcess } from './processes.js';
+import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
 
 /**
  * What a chaos test works with: a dev server of its own on a SQLite file in a temp dir (so it can be killed
@@ -54,7 +55,10 @@ export async function chaosFixture(): Promise<ChaosFixture> {
     }),
   );
   // The test's own connection (not the server env's), so it outlives a server restart and reconnects.
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await Connection.connect({
+    address: server.address,
+    channelArgs: LARGE_MESSAGE_CHANNEL_ARGS,
+  });
   const client = new Client({ connection, namespace: server.namespace });
   const taskQueue = `chaos-${randomUUID()}`;
   const workers: WorkerProcess[] = [];

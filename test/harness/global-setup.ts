@@ -8,6 +8,7 @@ import { startDevServer } from '../../worker/dev-server.js';
 import { workflowsPath } from '../../worker/worker.js';
 import { leakReport, sweepHistories } from './secret-scan.js';
 import { leakNeedles, makeTestSecrets } from './secrets.js';
+import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -47,7 +48,7 @@ export default async function setup(project: TestProject) {
  * sweeps (`no-secrets-setup.ts`) could not see yet. A teardown cannot fail a test, so a leak sets the exit code.
  */
 async function finalSweep(address: string, namespace: string, needles: string[]): Promise<void> {
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect({ address, channelArgs: LARGE_MESSAGE_CHANNEL_ARGS });
   try {
     const { scanned, leaks } = await sweepHistories(new Client({ connection, namespace }), needles);
     if (leaks.length > 0) {

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, expect, inject } from 'vitest';
 import { leakReport, sweepHistories } from './secret-scan.js';
 import { leakNeedles } from './secrets.js';
+import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
 
 /**
  * A setup file of the integration project: after each test file, every workflow run started on the shared dev
@@ -12,7 +13,10 @@ import { leakNeedles } from './secrets.js';
 const since = new Date(Date.now() - 1000).toISOString();
 
 afterAll(async () => {
-  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const connection = await Connection.connect({
+    address: inject('temporalAddress'),
+    channelArgs: LARGE_MESSAGE_CHANNEL_ARGS,
+  });
   try {
     const client = new Client({ connection, namespace: inject('temporalNamespace') });
     const needles = leakNeedles(inject('testSecrets'));

@@ -13,6 +13,7 @@ import { TEST_API_KEY, TEST_SECRETS } from './model-call.js';
 import { replayAll } from './replay.js';
 import { leakReport, sweepHistories } from './secret-scan.js';
 import { leakNeedles } from './secrets.js';
+import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
 
 /** A dev server of a file's own (settings the suite's shared one must not have), with a worker and a provider. */
 export interface OwnServerFixture extends TurnFixture {
@@ -38,7 +39,10 @@ export async function ownServerFixture(options: {
     dbFilename: join(dir, 'server.sqlite'),
     extraArgs: options.extraArgs,
   });
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await Connection.connect({
+    address: server.address,
+    channelArgs: LARGE_MESSAGE_CHANNEL_ARGS,
+  });
   const native = await NativeConnection.connect({ address: server.address });
   const lp = await startLoopbackProvider();
   const worker = await createModelRetryWorker({

@@ -6,6 +6,7 @@ import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ActivityDeps } from '../../activities/index.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
+import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
 
 /** A connection to the run's dev server, with a client and a way to start workers on fresh task queues. */
 export interface TestTemporal {
@@ -38,7 +39,7 @@ export async function connectTestTemporal(
 ): Promise<TestTemporal> {
   const address = inject('temporalAddress');
   const namespace = inject('temporalNamespace');
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect({ address, channelArgs: LARGE_MESSAGE_CHANNEL_ARGS });
   const nativeConnection = await NativeConnection.connect({ address });
   const client = new Client({
     connection,
