@@ -21,8 +21,9 @@ export interface HistoryOutlook {
    */
   perAttempt: readonly HistorySize[];
   /**
-   * The next attempt's input as workflow code sees it, in UTF-8 bytes of its JSON. Codecs run after workflow
-   * code, so this is not what Temporal stores when a payload store turns a long prompt into a reference.
+   * The next attempt's input as workflow code sees it, in UTF-8 bytes of its JSON: its conversation, tools and
+   * settings, which are nearly all of it ({@link ATTEMPT_ROOM_BYTES} stands for the rest). Codecs run after
+   * workflow code, so this is not what Temporal stores when a payload store turns a long prompt into a reference.
    */
   inputBytes: number;
   /**
@@ -42,10 +43,12 @@ export interface HistoryOutlook {
 export const ATTEMPT_OVERHEAD: Readonly<HistorySize> = Object.freeze({ bytes: 8 * 1024, events: 12 });
 
 /**
- * Room left in one payload beside the attempt's input JSON: the payload's own metadata (`encoding`) and
- * framing. An input within `TEMPORAL_LIMITS.payloadBytes` less this is scheduled.
+ * Room an attempt's input needs in one payload beside its conversation (ids, model, timeout, the previous
+ * decision, the payload's own metadata): the same room the client leaves when it checks a call's input at
+ * submission (`client/call-size.ts`), so an input it accepted is not stopped here. An input of at most
+ * `TEMPORAL_LIMITS.payloadBytes` less this is scheduled.
  */
-export const PAYLOAD_ENVELOPE_BYTES = 1024;
+export const ATTEMPT_ROOM_BYTES = 16 * 1024;
 
 /** What the history grew by from one reading to a later one (never negative: a reset run reads as 0). */
 export function historyGrowth(before: HistorySize, after: HistorySize): HistorySize {
@@ -81,7 +84,7 @@ const PAYLOAD_STORE =
  * over Temporal's payload limit (2 MB), where the server would terminate the run. `undefined` when it fits.
  */
 export function payloadLimitStop(inputBytes: number): string | undefined {
-  const most = TEMPORAL_LIMITS.payloadBytes - PAYLOAD_ENVELOPE_BYTES;
+  const most = TEMPORAL_LIMITS.payloadBytes - ATTEMPT_ROOM_BYTES;
   if (inputBytes <= most) return undefined;
   return (
     `the attempt's input is ${mb(inputBytes)} (${inputBytes} bytes), over Temporal's limit of ` +

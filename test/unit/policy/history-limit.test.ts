@@ -132,10 +132,10 @@ describe('what the next attempt adds', () => {
 });
 
 describe("an attempt's input over Temporal's payload limit", () => {
-  it('fits up to 2 MB less the envelope, and is refused one byte over, with its size and the fix', () => {
-    expect(payloadLimitStop(2 * MB - 1024)).toBeUndefined();
-    const why = payloadLimitStop(2 * MB - 1023);
-    expect(why).toMatch(/the attempt's input is 2\.0 MB \(2096129 bytes\), over Temporal's limit of 2\.0 MB/);
+  it('fits up to 2 MB less the room of the attempt, and is refused one byte over, with its size and the fix', () => {
+    expect(payloadLimitStop(2 * MB - 16 * 1024)).toBeUndefined();
+    const why = payloadLimitStop(2 * MB - 16 * 1024 + 1);
+    expect(why).toMatch(/the attempt's input is 2\.0 MB \(2080769 bytes\), over Temporal's limit of 2\.0 MB/);
     expect(why).toMatch(/payload store/);
     expect(payloadLimitStop(3 * MB)).toMatch(/3\.0 MB/);
   });
