@@ -92,13 +92,23 @@ export const DEFAULT_ACTIONS: Readonly<Record<OverridableClass, Action>> = Objec
   Unknown: 'retry-same',
 });
 
-/** Why a call ended. */
+/**
+ * Why a call ended, in the contract's order: when two apply, the first wins, and after every attempt the
+ * decision asks about them in this order (see `AFTER_ATTEMPT_QUESTIONS` in `stop-order.ts`).
+ */
 export const StopReason = {
-  Succeeded: 'succeeded',
+  /** The workflow's cancellation was requested before the call ended. */
   Cancelled: 'cancelled',
-  NonRetryable: 'non-retryable',
+  Succeeded: 'succeeded',
   StreamInterrupted: 'stream-interrupted',
+  /** An `abort`, or a `drop` of the last backend left. */
+  NonRetryable: 'non-retryable',
+  /** The next attempt's worst case would pass the call's budget. */
+  Budget: 'budget',
+  /** `maxAttempts` made, or the plan has no wait left and no backend is left to try at once. */
   AttemptsExhausted: 'attempts-exhausted',
+  /** The next attempt would take the run past the plan's `historyLimit`, or its input is over Temporal's payload limit. */
+  HistoryLimit: 'history-limit',
   RetryAfterExceeded: 'retry-after-exceeded',
   Deadline: 'deadline',
   /** Agent turns only. */

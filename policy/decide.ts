@@ -2,21 +2,43 @@ import { fitsDeadline } from './deadline.js';
 import type { Decision } from './decision.js';
 import { resolveAction } from './decision.js';
 import type { Failure } from './failure.js';
+import { historyLimitStop } from './history-limit.js';
+import type { HistoryOutlook } from './history-limit.js';
 import { advance, retrySame, retrySameBlocker, stopWith } from './moves.js';
+import type { Action } from './classes.js';
 import type { ResolvedPlan } from './plan.js';
 import type { CallState } from './state.js';
 import { copyState, notBeforeOf, remainingBackends } from './state.js';
+import { asksBefore } from './stop-order.js';
 import type { RandomSource } from './waits.js';
 
 /**
- * The first attempt of a call: the first backend at once, unless the deadline rule already fails (the
- * call was queued too long), which stops with `deadline` and no attempt.
+ * What the workflow knows about its run beside the call's own state, for the stops that depend on it. Plain
+ * JSON. A part left out is not asked about.
  */
-export function startDecision(plan: ResolvedPlan, state: CallState, nowMs: number): Decision {
+export interface RunOutlook {
+  /** The run's history and the next attempt's input, for `history-limit`. */
+  history?: HistoryOutlook;
+}
+
+/**
+ * The first attempt of a call: the first backend at once. Asked in the contract's order: every backend
+ * dropped stops `non-retryable`; an attempt that would pass the history limit (or an input over Temporal's
+ * payload limit) stops `history-limit`; a deadline rule that already fails (the call was queued too long)
+ * stops `deadline`. Each stop makes no attempt.
+ */
+export function startDecision(
+  plan: ResolvedPlan,
+  state: CallState,
+  nowMs: number,
+  run: RunOutlook = {},
+): Decision {
   if (state.attempts !== 0) throw new RangeError('startDecision is for a call that has made no attempt yet.');
   const next = copyState(state);
   const first = remainingBackends(next)[0];
   if (first === undefined) return stopWith(next, 'non-retryable', 'every backend is dropped');
+  const history = historyLimitStop(plan, run.history);
+  if (history !== undefined) return stopWith(next, 'history-limit', `before the first attempt, ${history}`);
   if (!fitsDeadline(plan, nowMs, 0)) {
     return stopWith(
       next,
@@ -38,12 +60,16 @@ export function startDecision(plan: ResolvedPlan, state: CallState, nowMs: numbe
 /**
  * What happens after a failed attempt: the next attempt (backend, wait, action, why) or a stop (reason).
  *
- * In order: a `StreamInterrupted` stops; the action is the plan's override, else `x-should-retry`, else
- * the default table; `abort` stops, and `drop` stops once every backend is dropped (`non-retryable`);
- * `maxAttempts` stops (`attempts-exhausted`); `retry-same` becomes `advance` when the backend's
- * same-backend retries are used up or its retry-after is over the ceiling or beyond the deadline; then the
- * move, whose wait must pass the deadline rule (`deadline`, or `retry-after-exceeded` when the retry-after
- * is what does not fit). A retry-after (when honoured) keeps its backend out until it ends.
+ * The action is the plan's override, else `x-should-retry`, else the default table. Then the contract's
+ * questions, in the order of `STOP_REASON_PRECEDENCE` (`cancelled` and `succeeded` are the workflow's: an
+ * answer or a cancellation never reaches `decide`; `budget` is not asked yet): `StreamInterrupted` stops
+ * `stream-interrupted`; `abort`, or `drop` of the last backend, stops `non-retryable`; `maxAttempts` made stops
+ * `attempts-exhausted`; then the move: `retry-same` becomes `advance` when the backend's same-backend retries
+ * are used up or its retry-after is over the ceiling or beyond the deadline, and advances at once within the
+ * round when it has no wait left or its wait does not fit the deadline. A move can stop `attempts-exhausted`
+ * (no wait left, no backend at once), `retry-after-exceeded` or `deadline`; the history limit
+ * (`run.history`) is asked between the first and the other two. A retry-after (when honoured) keeps its
+ * backend out until it ends.
  *
  * Pure and deterministic: the same arguments (and the same draws of `random`) give the same decision, and
  * `state` is never mutated. `random` is drawn at most once, for a backoff's jitter.
@@ -54,6 +80,7 @@ export function decide(
   failure: Failure,
   nowMs: number,
   random: RandomSource,
+  run: RunOutlook = {},
 ): Decision {
   const next = copyState(state);
   const b = state.backend;
@@ -80,10 +107,42 @@ export function decide(
     const made = `${state.attempts} of maxAttempts ${plan.maxAttempts} made`;
     return stopWith(next, 'attempts-exhausted', `${why}; ${made}`, action);
   }
+  const before = copyState(next);
+  return withHistoryLimit(plan, before, move(plan, next, action, why, nowMs, random), why, action, run);
+}
+
+/** The move the action asks for: an attempt, or a stop for want of waits, of time or of a backend. */
+function move(
+  plan: ResolvedPlan,
+  next: CallState,
+  action: Action,
+  why: string,
+  nowMs: number,
+  random: RandomSource,
+): Decision {
   if (action === 'retry-same') {
     const blocker = retrySameBlocker(plan, next, nowMs);
     if (blocker === undefined) return retrySame(plan, next, why, nowMs, random);
     return advance(plan, next, 'advance', `${why}; ${blocker}, so advance`, nowMs, random);
   }
   return advance(plan, next, action, why, nowMs, random);
+}
+
+/**
+ * The history limit in its place: a move that stops for an earlier reason stands; otherwise an attempt that
+ * would pass the limit (or a stop for a later reason) becomes a stop `history-limit`, from the state before
+ * the move.
+ */
+function withHistoryLimit(
+  plan: ResolvedPlan,
+  before: CallState,
+  moved: Decision,
+  why: string,
+  action: Action,
+  run: RunOutlook,
+): Decision {
+  if (moved.kind === 'stop' && asksBefore(moved.reason, 'history-limit')) return moved;
+  const history = historyLimitStop(plan, run.history);
+  if (history === undefined) return moved;
+  return stopWith(before, 'history-limit', `${why}; ${history}`, action);
 }

@@ -17,3 +17,5 @@ export * from './state.js';
 export * from './decision.js';
 export * from './decide.js';
 export { parseHttpDate, parseIsoInstant } from './time.js';
+export * from './history-limit.js';
+export * from './stop-order.js';

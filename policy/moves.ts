@@ -33,7 +33,11 @@ export function retrySameBlocker(plan: ResolvedPlan, next: CallState, nowMs: num
   return undefined;
 }
 
-/** `retry-same`: the same backend after the next wait, at least until its retry-after ends. */
+/**
+ * `retry-same`: the same backend after the next wait, at least until its retry-after ends. When the plan has
+ * no wait left, or the wait does not fit the deadline rule, the call advances at once to a backend of this
+ * round instead (see {@link advanceInsteadOfWait}).
+ */
 export function retrySame(
   plan: ResolvedPlan,
   next: CallState,
@@ -43,12 +47,13 @@ export function retrySame(
 ): Decision {
   const b = next.backend;
   const planned = plannedWait(plan, next.waitsTaken, random);
-  if (planned === undefined)
-    return stopWith(next, 'attempts-exhausted', `${why}; every planned wait is used`, 'retry-same');
+  if (planned === undefined) {
+    return advanceInsteadOfWait(plan, next, why, 'every planned wait is used', 'attempts-exhausted', nowMs);
+  }
   const waitMs = Math.max(planned, notBeforeOf(next, b) - nowMs);
   if (!fitsDeadline(plan, nowMs, waitMs)) {
     const because = `a wait of ${waitMs} ms leaves no room for an attempt before the deadline`;
-    return stopWith(next, 'deadline', `${why}; ${because}`, 'retry-same');
+    return advanceInsteadOfWait(plan, next, why, because, 'deadline', nowMs);
   }
   next.attempts += 1;
   next.waitsTaken += 1;
@@ -65,6 +70,55 @@ export function retrySame(
   };
 }
 
+/**
+ * The next backend of this round that may be tried now: later in the chain than the current one (the
+ * backends of a round are tried in chain order, so these are the ones not yet tried in it), not dropped,
+ * and not inside a retry-after. `undefined` when there is none.
+ */
+export function nextInRound(next: CallState, nowMs: number): number | undefined {
+  return remainingBackends(next).find((i) => i > next.backend && notBeforeOf(next, i) <= nowMs);
+}
+
+/** An attempt on backend `to` at once: an immediate advance is not a wait and uses none of the plan's. */
+function atOnce(next: CallState, to: number, action: Action, why: string): Decision {
+  next.attempts += 1;
+  next.backend = to;
+  next.sameBackendRetries = 0;
+  return {
+    kind: 'attempt',
+    backend: to,
+    waitMs: 0,
+    action,
+    why: `${why}; backend ${to} at once`,
+    state: next,
+  };
+}
+
+/**
+ * A `retry-same` that cannot wait (`because`: the plan has no wait left, or the wait does not fit the
+ * deadline rule) advances at once to a backend of this round not yet tried, if an attempt with no wait still
+ * fits the deadline rule. Otherwise it stops: with `reason` when no such backend is left, with `deadline`
+ * when one is left but no attempt fits.
+ */
+function advanceInsteadOfWait(
+  plan: ResolvedPlan,
+  next: CallState,
+  why: string,
+  because: string,
+  reason: 'attempts-exhausted' | 'deadline',
+  nowMs: number,
+): Decision {
+  const to = nextInRound(next, nowMs);
+  if (to === undefined) {
+    return stopWith(next, reason, `${why}; ${because}, and no backend is left in this round`, 'retry-same');
+  }
+  if (!fitsDeadline(plan, nowMs, 0)) {
+    const room = 'no room for another attempt before the deadline';
+    return stopWith(next, 'deadline', `${why}; ${because}, and ${room}`, 'retry-same');
+  }
+  return atOnce(next, to, 'advance', `${why}; ${because}, so advance`);
+}
+
 /** `advance` and `drop`: the next backend in this round at once, else a new round after the next wait. */
 export function advance(
   plan: ResolvedPlan,
@@ -75,23 +129,13 @@ export function advance(
   random: RandomSource,
 ): Decision {
   const remaining = remainingBackends(next);
-  const inRound = remaining.find((i) => i > next.backend && notBeforeOf(next, i) <= nowMs);
+  const inRound = nextInRound(next, nowMs);
   if (inRound !== undefined) {
     // An immediate advance is a wait of 0 for the deadline rule.
     if (!fitsDeadline(plan, nowMs, 0)) {
       return stopWith(next, 'deadline', `${why}; no room for another attempt before the deadline`, action);
     }
-    next.attempts += 1;
-    next.backend = inRound;
-    next.sameBackendRetries = 0;
-    return {
-      kind: 'attempt',
-      backend: inRound,
-      waitMs: 0,
-      action,
-      why: `${why}; backend ${inRound} at once`,
-      state: next,
-    };
+    return atOnce(next, inRound, action, why);
   }
 
   const planned = plannedWait(plan, next.waitsTaken, random);

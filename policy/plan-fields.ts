@@ -1,8 +1,8 @@
 import { DEFAULT_ACTIONS, isAction } from './classes.js';
 import type { Action, OverridableClass } from './classes.js';
 import type { PlanProblem } from './invalid-plan.js';
-import { PLAN_DEFAULTS } from './plan.js';
-import type { BackoffPlan, RetryAfterPlan } from './plan.js';
+import { MAX_HISTORY_LIMIT, PLAN_DEFAULTS, TEMPORAL_LIMITS } from './plan.js';
+import type { BackoffPlan, HistoryLimitPlan, RetryAfterPlan } from './plan.js';
 
 /** A JSON object as read from a caller. */
 export type Fields = Record<string, unknown>;
@@ -14,6 +14,7 @@ export const show = (v: unknown): string => (typeof v === 'string' ? JSON.string
 
 const BACKOFF_KEYS = ['initialMs', 'factor', 'maxMs', 'jitterMs'] as const;
 const RETRY_AFTER_KEYS = ['honor', 'maxMs'] as const;
+const HISTORY_LIMIT_KEYS = ['bytes', 'events'] as const;
 
 /** Collects the problems of one plan; every checker reports here and goes on, so all are found at once. */
 export class Problems {
@@ -155,4 +156,36 @@ export function actionsField(raw: unknown, p: Problems): Partial<Record<Overrida
     }
   }
   return actions;
+}
+
+/**
+ * `historyLimit` with its defaults filled in: whole numbers of at least 1, at most {@link MAX_HISTORY_LIMIT}
+ * (under Temporal's own limits, with room for the call to stop and report).
+ */
+export function historyLimitField(raw: unknown, p: Problems): Required<HistoryLimitPlan> {
+  const resolved: Required<HistoryLimitPlan> = { ...PLAN_DEFAULTS.historyLimit };
+  if (raw === undefined) return resolved;
+  if (!isRecord(raw)) {
+    p.refuse('historyLimit', `must be an object like { bytes: 41943040, events: 40000 }, not ${show(raw)}.`);
+    return resolved;
+  }
+  p.unknownKeys(raw, HISTORY_LIMIT_KEYS, 'historyLimit.');
+  const limits = [
+    ['bytes', 'bytes', TEMPORAL_LIMITS.historyBytes, 'give bytes of history, e.g. 41943040 (40 MB)'],
+    ['events', 'events', TEMPORAL_LIMITS.historyEvents, 'give a number of events, e.g. 40000'],
+  ] as const;
+  for (const [key, unit, temporal, fix] of limits) {
+    const value = p.number(raw, key, 'historyLimit.', 1, fix, true);
+    if (value === undefined) continue;
+    const most = MAX_HISTORY_LIMIT[key];
+    if (value > most) {
+      p.refuse(
+        `historyLimit.${key}`,
+        `is ${value}, over the most a plan may allow, ${most} ${unit}: Temporal terminates a run at ${temporal} ${unit} and the call needs room to stop and report; give at most ${most}.`,
+      );
+    } else {
+      resolved[key] = value;
+    }
+  }
+  return resolved;
 }

@@ -45,6 +45,24 @@ export interface RetryAfterPlan {
 }
 
 /**
+ * How much event history a call lets its run grow to before it stops with `history-limit` instead of making
+ * another attempt. Both stay under Temporal's own limits (50 MB, 51 200 events), where Temporal terminates the
+ * run, with room for the call to stop and report.
+ */
+export interface HistoryLimitPlan {
+  /**
+   * The most bytes of history, in bytes (MB of 1024 × 1024 bytes, as Temporal counts): at most 48 MB.
+   * @default 41943040 (40 MB)
+   */
+  bytes?: number;
+  /**
+   * The most events of history: at most 50 000.
+   * @default 40000
+   */
+  events?: number;
+}
+
+/**
  * How a model call retries: plain JSON, validated by {@link validatePlan} before the run starts, kept in
  * workflow state. A call without a plan (or with `false`) makes exactly one attempt. A plan with neither
  * `waits` nor `backoff` uses the default `backoff`.
@@ -99,6 +117,12 @@ export interface RetryPlan {
    * @default 2
    */
   retriesPerBackend?: number;
+  /**
+   * How far the run's history may grow: before every attempt the call estimates what the attempt adds, and
+   * stops with `history-limit` when it would pass this (see {@link HistoryLimitPlan}).
+   * @default { bytes: 41943040, events: 40000 }
+   */
+  historyLimit?: HistoryLimitPlan;
 }
 
 /** What a caller may pass as `retry`: a plan, or `false` / nothing (`null` included) for one attempt. */
@@ -124,7 +148,11 @@ export interface ResolvedPlan {
   retryAfter: Required<RetryAfterPlan>;
   actions: Partial<Record<OverridableClass, Action>>;
   retriesPerBackend: number;
+  historyLimit: Required<HistoryLimitPlan>;
 }
+
+/** A megabyte as Temporal counts it (its 2 MB and 50 MB limits). */
+export const MB = 1024 * 1024;
 
 /** The defaults of every plan field. */
 export const PLAN_DEFAULTS = Object.freeze({
@@ -135,6 +163,29 @@ export const PLAN_DEFAULTS = Object.freeze({
   minAttemptMs: 1000,
   retryAfter: Object.freeze({ honor: true, maxMs: 300_000 }),
   retriesPerBackend: 2,
+  historyLimit: Object.freeze({ bytes: 40 * MB, events: 40_000 }),
+});
+
+/**
+ * Temporal's own limits (its server's defaults): one payload over `payloadBytes` is refused (a start fails,
+ * an activity's schedule terminates the run), and a run past `historyBytes` or `historyEvents` is terminated.
+ */
+export const TEMPORAL_LIMITS = Object.freeze({
+  /** `limit.blobSize.error`. */
+  payloadBytes: 2 * MB,
+  /** `limit.historySize.error`. */
+  historyBytes: 50 * MB,
+  /** `limit.historyCount.error`. */
+  historyEvents: 51_200,
+});
+
+/**
+ * The most a plan's `historyLimit` may allow: Temporal's limits less room for what follows the last check
+ * (an attempt's answer up to one payload larger than estimated, the stop and its report).
+ */
+export const MAX_HISTORY_LIMIT = Object.freeze({
+  bytes: TEMPORAL_LIMITS.historyBytes - TEMPORAL_LIMITS.payloadBytes,
+  events: 50_000,
 });
 
 /** The most attempts any plan may allow (keeps every call well inside Temporal's history limits). */
@@ -151,5 +202,6 @@ export function noRetryPlan(): ResolvedPlan {
     retryAfter: { ...PLAN_DEFAULTS.retryAfter },
     actions: {},
     retriesPerBackend: PLAN_DEFAULTS.retriesPerBackend,
+    historyLimit: { ...PLAN_DEFAULTS.historyLimit },
   };
 }

@@ -6,6 +6,7 @@ import {
   Problems,
   actionsField,
   backoffField,
+  historyLimitField,
   isRecord,
   retryAfterField,
   show,
@@ -40,6 +41,7 @@ const PLAN_KEYS = [
   'retryAfter',
   'actions',
   'retriesPerBackend',
+  'historyLimit',
 ] as const;
 
 /**
@@ -83,6 +85,7 @@ export function validatePlan(plan: unknown, ctx: PlanContext): ResolvedPlan {
     retryAfter: { ...PLAN_DEFAULTS.retryAfter },
     actions: {},
     retriesPerBackend: PLAN_DEFAULTS.retriesPerBackend,
+    historyLimit: { ...PLAN_DEFAULTS.historyLimit },
   };
   if (resolved.minAttemptMs > resolved.attemptTimeoutMs) {
     p.refuse(
@@ -95,6 +98,7 @@ export function validatePlan(plan: unknown, ctx: PlanContext): ResolvedPlan {
     resolved.retriesPerBackend;
   resolved.retryAfter = retryAfterField(plan.retryAfter, p);
   resolved.actions = actionsField(plan.actions, p);
+  resolved.historyLimit = historyLimitField(plan.historyLimit, p);
   const deadlineMs = deadlineField(plan, ctx, resolved.reserveMs + resolved.minAttemptMs, p);
 
   if (p.list.length > 0) throw new InvalidRetryPlanError(p.list);

@@ -75,11 +75,13 @@ describe('actions', () => {
 describe('stop reasons', () => {
   it('rank in the order of the contract', () => {
     expect(STOP_REASON_PRECEDENCE).toEqual([
-      'succeeded',
       'cancelled',
-      'non-retryable',
+      'succeeded',
       'stream-interrupted',
+      'non-retryable',
+      'budget',
       'attempts-exhausted',
+      'history-limit',
       'retry-after-exceeded',
       'deadline',
       'max-steps',
@@ -91,7 +93,11 @@ describe('stop reasons', () => {
   it.each([
     [['attempts-exhausted', 'non-retryable'], 'non-retryable'],
     [['deadline', 'retry-after-exceeded'], 'retry-after-exceeded'],
-    [['deadline', 'cancelled', 'succeeded'], 'succeeded'],
+    // The contract: a cancellation requested before the call ended wins over an answer that came afterwards.
+    [['deadline', 'cancelled', 'succeeded'], 'cancelled'],
+    [['deadline', 'history-limit', 'budget'], 'budget'],
+    [['retry-after-exceeded', 'history-limit', 'attempts-exhausted'], 'attempts-exhausted'],
+    [['non-retryable', 'stream-interrupted'], 'stream-interrupted'],
     [['max-steps', 'deadline'], 'deadline'],
     [['stream-interrupted', 'attempts-exhausted'], 'stream-interrupted'],
     [[undefined, 'max-steps', undefined], 'max-steps'],

@@ -41,6 +41,7 @@ describe('defaults', () => {
       retryAfter: { honor: true, maxMs: 300_000 },
       actions: {},
       retriesPerBackend: 2,
+      historyLimit: { bytes: 41_943_040, events: 40_000 },
     } satisfies ResolvedPlan);
   });
 

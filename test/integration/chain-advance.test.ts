@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fail, ok } from '../../loopback/index.js';
+import { modelCallFixture, runCall, story } from '../harness/model-call.js';
+import type { ModelCallFixture } from '../harness/model-call.js';
+import type { TestWorker } from '../harness/temporal.js';
+import { replayAll } from '../harness/replay.js';
+
+/** Issue 16: a chain whose first backend keeps failing 503 after the plan's only wait is used. */
+describe('a retry-same with no wait left advances along the chain', () => {
+  let fx: ModelCallFixture;
+  let worker: TestWorker;
+  beforeAll(async () => {
+    fx = await modelCallFixture();
+    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
+  });
+  afterAll(async () => {
+    if (fx) await replayAll(fx.histories);
+    await fx?.close();
+  });
+
+  it('A, B, C with waits [100] and every backend failing 503: A twice, then B and C at once', async () => {
+    const [a, b, c] = [fx.model('a'), fx.model('b'), fx.model('c')];
+    for (const m of [a, b, c]) fx.lp.script(m.id, [{ ...fail(503), repeat: true }]);
+    const run = await runCall(fx, worker, {
+      model: [a.name, b.name, c.name],
+      prompt: 'hi',
+      retry: { waits: [100] },
+    });
+    expect(run.details?.stopReason).toBe('attempts-exhausted');
+    expect(story(run.records)).toEqual([
+      { backend: 0, outcome: 'failed', class: 'ServerError', action: 'retry-same', retryInMs: 100 },
+      { backend: 0, outcome: 'failed', class: 'ServerError', action: 'advance', retryInMs: 0 },
+      { backend: 1, outcome: 'failed', class: 'ServerError', action: 'advance', retryInMs: 0 },
+      { backend: 2, outcome: 'failed', class: 'ServerError', action: 'retry-same' },
+    ]);
+    expect([a, b, c].map((m) => fx.lp.requestCount(m.id))).toEqual([2, 1, 1]);
+  });
+
+  it('B answers once A has used the only wait', async () => {
+    const [a, b, c] = [fx.model('a'), fx.model('b'), fx.model('c')];
+    fx.lp.script(a.id, [fail(503), fail(503)]);
+    fx.lp.script(b.id, [ok('from b')]);
+    const run = await runCall(fx, worker, {
+      model: [a.name, b.name, c.name],
+      prompt: 'hi',
+      retry: { waits: [100] },
+    });
+    expect(run.result?.output.text).toBe('from b');
+    expect(run.records.map((r) => r.backend)).toEqual([0, 0, 1]);
+    expect(fx.lp.requestCount(c.id)).toBe(0);
+  });
+});
