@@ -88,7 +88,7 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
       const known =
         fault.kind === 'empty-length'
           ? KNOWN.emptyLength
-          : fault.kind === 'clean-cut' && got === 'succeeded'
+          : fault.kind === 'clean-cut' && e.scenario.stream
             ? KNOWN.cleanCut
             : undefined;
       out.push({

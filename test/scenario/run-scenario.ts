@@ -72,7 +72,7 @@ export async function runScenario(
     ...(s.stream ? { stream: { batchMs: 20 } } : {}),
   };
   let worker = s.kill
-    ? await fx.temporal.startWorker({ deps: { providers: fx.providers }, shutdownGraceMs: 200 })
+    ? await fx.temporal.startWorker({ deps: { providers: fx.providers }, shutdownGraceMs: 0 })
     : sharedWorker;
   const handle = await startModelCall(fx.temporal.client, input, { taskQueue: worker.taskQueue });
   const prefix = `${handle.workflowId}/`;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatHistory } from '../../client/history-format.js';
 import { modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { replayAll } from '../harness/replay.js';
@@ -17,18 +18,21 @@ import type { Violation } from './stop-oracle.js';
  * against the loopback provider, and every invariant is checked on what the run left behind.
  *
  * `SCENARIO_SEED` replays a run, `SCENARIO_RUNS` sets the number of cases (default 30), `SCENARIO_PATH` replays
- * one case of a seed (as printed), and `SCENARIO_SHRINK=1` stops at the first failing case and shrinks it.
+ * one case of a seed (as printed), `SCENARIO_VERBOSE=1` prints a failing case's history, and `SCENARIO_SHRINK=1` stops at the first failing case and shrinks it.
  */
 const seed = Number(process.env.SCENARIO_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const numRuns = Number(process.env.SCENARIO_RUNS ?? 30);
 const path = process.env.SCENARIO_PATH;
 const shrink = process.env.SCENARIO_SHRINK === '1';
+const verbose = process.env.SCENARIO_VERBOSE === '1';
 
 interface Failed {
   index: number;
   scenario: Scenario;
   workflowId: string;
   violations: Violation[];
+  /** The run's history, one line per event (printed with `SCENARIO_VERBOSE=1`). */
+  history: string[];
 }
 
 describe('randomized scenarios against the real workflow, dev server and loopback provider', () => {
@@ -60,7 +64,13 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
           `case ${at}: ${describeScenario(s)}\n  -> ${evidence.status} [${story}] ${violations.length ? 'VIOLATED' : 'ok'}`,
         );
         if (violations.length === 0) return true;
-        failed.push({ index: at, scenario: s, workflowId: evidence.workflowId, violations });
+        failed.push({
+          index: at,
+          scenario: s,
+          workflowId: evidence.workflowId,
+          violations,
+          history: formatHistory(evidence.history.events ?? []),
+        });
         // Without shrinking every case runs, so one run shows every failing case; with it, the first one shrinks.
         if (shrink) throw new Error(report([failed.at(-1) as Failed]));
         return true;
@@ -96,6 +106,7 @@ function report(failed: Failed[]): string {
       ...f.violations.map(
         (v) => `  - [${v.invariant}]${v.known ? ` (known: ${v.known})` : ' NEW'} ${v.message}`,
       ),
+      ...(verbose ? f.history.map((line) => `    ${line}`) : []),
     ].join('\n'),
   );
   return `${failed.length} case(s) broke invariants (${known} of ${total} violations are known defects):\n${lines.join('\n')}`;

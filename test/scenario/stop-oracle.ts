@@ -14,7 +14,7 @@ export const KNOWN = {
   cancel: 'K1 cancel during an in-flight attempt that then ends on its own -> FAILED, not CANCELED',
   chainWaits: 'K2 a chain with a short waits list stops attempts-exhausted before trying the other backends',
   emptyLength: 'K3 an empty answer with finish_reason length is not OutputLimit',
-  cleanCut: 'K4 a clean stream cut is reported as success',
+  cleanCut: 'K4 a clean stream cut (no finish chunk, no [DONE]) is not ConnectionLost / StreamInterrupted',
 } as const;
 
 /** What the oracle knows of each record: the fault that answered it, when a request did. */
