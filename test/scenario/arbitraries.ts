@@ -135,7 +135,7 @@ export const scenario: fc.Arbitrary<Scenario> = fc
       stream: fc.boolean(),
       cancel: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: moment }),
       kill: fc.oneof(
-        { weight: 14, arbitrary: fc.constant(undefined) },
+        { weight: 7, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.record({ request: fc.integer({ min: 1, max: 2 }) }) },
       ),
     },

@@ -16,10 +16,15 @@ export function checkInvariants(e: Evidence): Violation[] {
     out.push({ invariant, message, ...(known ? { known } : {}) });
 
   // The call's records equal the ones rebuilt from history, and the ones in its result or failure.
+  const events = e.history.events ?? [];
+  const cancelAt = events.findIndex((ev) => eventTypeName(ev) === 'WorkflowExecutionCancelRequested');
   if (canon(e.fromHistory.attempts) !== canon(e.records)) {
+    // Under a cancel, a record the workflow keeps but history cannot show is a decision (or an attempt) made after
+    // the cancel: the same defect as K1, seen from the records.
     v(
       'history',
       `records rebuilt from history differ:\n  workflow ${canon(e.records)}\n  history  ${canon(e.fromHistory.attempts)}`,
+      cancelAt !== -1 ? KNOWN.cancel : undefined,
     );
   }
   const result = e.result as ModelCallResult | undefined;
@@ -30,8 +35,6 @@ export function checkInvariants(e: Evidence): Violation[] {
 
   // No run ends TERMINATED or TIMED_OUT; a cancelled workflow ends CANCELED and starts nothing after the cancel.
   if (!['COMPLETED', 'FAILED', 'CANCELLED'].includes(e.status)) v('status', `the run ended ${e.status}`);
-  const events = e.history.events ?? [];
-  const cancelAt = events.findIndex((ev) => eventTypeName(ev) === 'WorkflowExecutionCancelRequested');
   if (cancelAt !== -1) {
     if (e.status !== 'CANCELLED') {
       v('cancel', `cancel requested, but the run ended ${e.status} (${stopReasonOf(e)})`, KNOWN.cancel);

@@ -17,11 +17,11 @@ import type { Violation } from './stop-oracle.js';
  * and worker shutdowns; each case runs `modelCallWorkflow` (and `callModel` inside it) on the real dev server
  * against the loopback provider, and every invariant is checked on what the run left behind.
  *
- * `SCENARIO_SEED` replays a run, `SCENARIO_RUNS` sets the number of cases (default 30), `SCENARIO_PATH` replays
+ * `SCENARIO_SEED` replays a run, `SCENARIO_RUNS` sets the number of cases (default 40, about two minutes here), `SCENARIO_PATH` replays
  * one case of a seed (as printed), `SCENARIO_VERBOSE=1` prints a failing case's history, and `SCENARIO_SHRINK=1` stops at the first failing case and shrinks it.
  */
 const seed = Number(process.env.SCENARIO_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const numRuns = Number(process.env.SCENARIO_RUNS ?? 30);
+const numRuns = Number(process.env.SCENARIO_RUNS ?? 40);
 const path = process.env.SCENARIO_PATH;
 const shrink = process.env.SCENARIO_SHRINK === '1';
 const verbose = process.env.SCENARIO_VERBOSE === '1';

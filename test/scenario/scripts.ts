@@ -32,13 +32,13 @@ export function stepOf(f: Fault, modelId: string, stream: boolean): Step {
     case 'drop':
       return dropBeforeResponse(delay(f.delayMs));
     case 'cut':
-      return cutMidBody(0.5);
+      return cutMidBody(0.5, { text: ANSWER });
     case 'stream-cut':
       return stream
         ? ok(ANSWER, { chunks: ANSWER_CHUNKS, chunkDelayMs: 5, cutAfterChunks: f.chunks })
-        : cutMidBody(0.5);
+        : cutMidBody(0.5, { text: ANSWER });
     case 'clean-cut':
-      return stream ? cleanStreamCut(modelId) : cutMidBody(0.5);
+      return stream ? cleanStreamCut(modelId) : cutMidBody(0.5, { text: ANSWER });
     case 'empty-length':
       return ok('', { finishReason: 'length', usage: { inputTokens: 10, outputTokens: 64 } });
     case 'malformed':
