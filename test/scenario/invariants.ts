@@ -2,8 +2,9 @@ import { eventTimeMs, eventTypeName } from '../../client/history-format.js';
 import type { AttemptRecord, ModelCallFailedDetails, ModelCallResult } from '../../common/call.js';
 import { expectedOutcomes } from './expected.js';
 import type { Evidence } from './run-scenario.js';
+import type { Fault } from './scenario.js';
 import { ANSWER, CLEAN_CUT_TEXT } from './scripts.js';
-import { checkStopReason, KNOWN } from './stop-oracle.js';
+import { checkActions, checkStopReason, KNOWN } from './stop-oracle.js';
 import type { Attempt, Violation } from './stop-oracle.js';
 
 /** Classes a record may carry when no request reached the provider (nothing was sent). */
@@ -85,6 +86,20 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     const fault = faults[Math.min(request.stepIndex ?? 0, faults.length - 1)];
     if (fault === undefined) return { record };
     const allowed = expectedOutcomes(fault, e.scenario.stream, timeoutOf(e, record, startMs));
+    // A streamed attempt that fails after a delta got out is StreamInterrupted, whatever ended it (a timeout too).
+    if (e.scenario.stream && (record.streamedDeltas ?? 0) > 0 && canDeliver(fault))
+      allowed.push('StreamInterrupted');
+    if (
+      e.scenario.stream &&
+      record.outcome === 'failed' &&
+      (record.streamedDeltas ?? 0) > 0 &&
+      got !== 'StreamInterrupted'
+    ) {
+      out.push({
+        invariant: 'stream',
+        message: `${where} delivered deltas but failed as ${got}, not StreamInterrupted`,
+      });
+    }
     if (e.cancelSent) allowed.push('cancelled');
     if (e.killed) allowed.push('WorkerLost');
     if (!allowed.includes(got)) {
@@ -102,6 +117,11 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     }
     return { record, fault };
   });
+}
+
+/** Whether a fault sends any text before it ends. */
+function canDeliver(fault: Fault): boolean {
+  return ['ok', 'cut', 'stream-cut', 'clean-cut'].includes(fault.kind);
 }
 
 /** The attempt's own timeout T = min(attemptTimeoutMs, deadline − reserve − its start). */
@@ -127,6 +147,7 @@ function checkEnd(e: Evidence, attempts: Attempt[], out: Violation[]): void {
       message: `history reader says ${e.fromHistory.stopReason}, the call ${reason}`,
     });
   }
+  out.push(...checkActions(e.scenario, attempts));
   if (last?.outcome === 'succeeded') {
     if (e.status !== 'COMPLETED')
       out.push({ invariant: 'status', message: `an answer, but the run ended ${e.status}` });

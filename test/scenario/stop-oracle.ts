@@ -123,3 +123,47 @@ function untriedBackends(s: Scenario, attempts: Attempt[], dropped: Set<number>,
     .map((_, i) => i)
     .filter((i) => !dropped.has(i) && !tried.has(i) && (action === 'retry-same' || i > current));
 }
+
+/**
+ * The action on every failed attempt that another attempt followed: the intended one (a `retry-same` may become an
+ * `advance`: its retries, waits or retry-after can run out), a `retry-same` goes back to the same backend, and no
+ * backend gets more than `retriesPerBackend` same-backend retries in a row.
+ */
+export function checkActions(s: Scenario, attempts: Attempt[]): Violation[] {
+  const out: Violation[] = [];
+  const overrides = s.plan === false ? undefined : s.plan.actions;
+  const perBackend = s.plan === false ? 2 : (s.plan.retriesPerBackend ?? 2);
+  let inARow = 0;
+  for (const [i, x] of attempts.entries()) {
+    const next = attempts[i + 1];
+    const failure = x.record.failure;
+    if (next === undefined || failure === undefined) continue;
+    const intended = intendedAction(failure.class, overrides, shouldRetry(x.fault));
+    const allowed = intended === 'retry-same' ? ['retry-same', 'advance'] : [intended];
+    const where = `${x.record.modelCallId} (${failure.class})`;
+    if (!allowed.includes(failure.action ?? '')) {
+      out.push({
+        invariant: 'action',
+        message: `${where}: action ${failure.action}, expected ${allowed.join(' | ')}`,
+      });
+    }
+    if (failure.action === 'retry-same') {
+      inARow += 1;
+      if (next.record.backend !== x.record.backend) {
+        out.push({
+          invariant: 'action',
+          message: `${where}: retry-same went to backend ${next.record.backend}`,
+        });
+      }
+      if (inARow > perBackend) {
+        out.push({
+          invariant: 'action',
+          message: `${where}: ${inARow} same-backend retries in a row (${perBackend})`,
+        });
+      }
+    } else {
+      inARow = 0;
+    }
+  }
+  return out;
+}
