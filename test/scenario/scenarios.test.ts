@@ -7,6 +7,7 @@ import { replayAll } from '../harness/replay.js';
 import type { TestWorker } from '../harness/temporal.js';
 import { scenario } from './arbitraries.js';
 import { checkInvariants } from './invariants.js';
+import { REGRESSIONS } from './regressions.js';
 import { runScenario } from './run-scenario.js';
 import { describeScenario } from './scenario.js';
 import type { Scenario } from './scenario.js';
@@ -17,14 +18,18 @@ import type { Violation } from './stop-oracle.js';
  * and worker shutdowns; each case runs `modelCallWorkflow` (and `callModel` inside it) on the real dev server
  * against the loopback provider, and every invariant is checked on what the run left behind.
  *
- * `SCENARIO_SEED` replays a run, `SCENARIO_RUNS` sets the number of cases (default 40, about two minutes here), `SCENARIO_PATH` replays
- * one case of a seed (as printed), `SCENARIO_VERBOSE=1` prints a failing case's history, and `SCENARIO_SHRINK=1` stops at the first failing case and shrinks it.
+ * `SCENARIO_SEED` replays a run; `SCENARIO_RUNS` sets the number of cases (default 40, about two minutes here);
+ * `SCENARIO_PATH` replays one case of a seed, as printed (the regression cases of `regressions.ts` come first);
+ * `SCENARIO_JSON` runs one scenario given as JSON; `SCENARIO_VERBOSE=1` prints a failing case's history;
+ * `SCENARIO_SHRINK=1` stops at the first failing case and shrinks it.
  */
 const seed = Number(process.env.SCENARIO_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const numRuns = Number(process.env.SCENARIO_RUNS ?? 40);
 const path = process.env.SCENARIO_PATH;
 const shrink = process.env.SCENARIO_SHRINK === '1';
 const verbose = process.env.SCENARIO_VERBOSE === '1';
+/** One scenario as JSON (as a failing case prints it): runs only that one, e.g. after editing it by hand. */
+const only = process.env.SCENARIO_JSON;
 
 interface Failed {
   index: number;
@@ -75,9 +80,13 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
         if (shrink) throw new Error(report([failed.at(-1) as Failed]));
         return true;
       });
+      const examples = (only !== undefined ? [JSON.parse(only) as Scenario] : REGRESSIONS).map(
+        (x) => [x] as [Scenario],
+      );
       const details = await fc.check(property, {
         seed,
-        numRuns,
+        numRuns: only !== undefined ? 1 : numRuns,
+        examples,
         ...(path !== undefined ? { path } : {}),
         endOnFailure: !shrink,
       });
