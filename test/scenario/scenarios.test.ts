@@ -109,7 +109,9 @@ function report(failed: Failed[]): string {
   const total = failed.flatMap((f) => f.violations).length;
   const lines = failed.map((f) =>
     [
-      `case ${f.index} (${f.workflowId}): replay with SCENARIO_SEED=${seed} SCENARIO_PATH=${f.index} SCENARIO_SHRINK=1`,
+      shrink
+        ? `a shrinking step (${f.workflowId})`
+        : `case ${f.index} (${f.workflowId}): replay with SCENARIO_SEED=${seed} SCENARIO_PATH=${f.index} SCENARIO_SHRINK=1`,
       `  ${describeScenario(f.scenario)}`,
       `  ${JSON.stringify(f.scenario)}`,
       ...f.violations.map(
