@@ -55,7 +55,7 @@ export function statusClass(status: number, quota: boolean): string {
 }
 
 /** Leeway around an attempt's timeout, where either side of the race may win. */
-const RACE_MS = 300;
+const RACE_MS = 500;
 
 /**
  * The outcomes a request answered by `fault` may be recorded with: `succeeded` or a failure class. `timeoutMs`
