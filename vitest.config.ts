@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Projects: `unit` (pure code and history replay, no server), `integration` (one real Temporal dev server per
- * run, started by the global setup), `chaos` (killed processes, servers of their own, after the others) and
+ * run, started by the global setup), `scenario` (the randomized suite, after integration), `chaos` (killed processes, servers of their own, after the others) and
  * `browser` (headless Chromium on the Temporal Web UI and our HTML timeline, last).
  * `npm test` runs them all; `vitest run --project unit` runs only the fast ones.
  */
@@ -31,6 +31,19 @@ export default defineConfig({
       },
       {
         test: {
+          // The randomized scenario suite (test/scenario): a dev server of its own (the integration setup), after
+          // the integration files so that its cases never share the machine with them. SCENARIO_SEED / _RUNS /
+          // _PATH / _SHRINK: see test/scenario/scenarios.test.ts.
+          name: 'scenario',
+          include: ['test/scenario/**/*.test.ts'],
+          globalSetup: ['test/harness/global-setup.ts'],
+          setupFiles: ['test/harness/setup-runtime.ts', 'test/harness/no-secrets-setup.ts'],
+          sequence: { groupOrder: 1 },
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
           // Real processes killed -9: each file starts its own dev server (on a SQLite file of its own) and its
           // own `model-retry worker` processes. One file at a time, after the other projects, so that no other
           // test's load runs beside a kill.
@@ -38,7 +51,7 @@ export default defineConfig({
           include: ['test/chaos/**/*.test.ts'],
           setupFiles: ['test/harness/setup-runtime.ts'],
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
           testTimeout: 240_000,
           hookTimeout: 240_000,
         },
@@ -50,7 +63,7 @@ export default defineConfig({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           setupFiles: ['test/harness/setup-runtime.ts'],
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
           testTimeout: 180_000,
           hookTimeout: 240_000,
         },

@@ -1,0 +1,158 @@
+import fc from 'fast-check';
+import type { Backend, Fault, Moment, PlanShape, RetryAfter, Scenario } from './scenario.js';
+
+/**
+ * fast-check generators of scenarios. Weights keep most cases cheap (waits of tens of ms, fast faults) and make
+ * the expensive ones rare: a hang costs the attempt timeout, a worker shutdown a restart.
+ */
+
+const retryAfter: fc.Arbitrary<RetryAfter> = fc.oneof(
+  fc.record({ form: fc.constant('ms' as const), ms: fc.integer({ min: 0, max: 600 }) }),
+  fc.record({ form: fc.constant('seconds' as const), seconds: fc.constantFrom(0, 1) }),
+  fc.record({ form: fc.constant('date' as const), offsetSeconds: fc.constantFrom(-30, 1) }),
+);
+
+const delay = fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 400 }));
+
+const status: fc.Arbitrary<Fault> = fc
+  .record(
+    {
+      status: fc.constantFrom(400, 401, 403, 404, 408, 413, 422, 429, 429, 500, 502, 503, 503, 529),
+      delayMs: delay,
+      retryAfter,
+      quota: fc.boolean(),
+      shouldRetry: fc.boolean(),
+    },
+    { requiredKeys: ['status', 'delayMs'] },
+  )
+  .map((f) => {
+    const out: Fault = { kind: 'status', status: f.status, delayMs: f.delayMs };
+    // A retry-after only where providers send one (429, 503), a quota only on a 429.
+    if (f.retryAfter !== undefined && (f.status === 429 || f.status === 503)) out.retryAfter = f.retryAfter;
+    if (f.quota === true && f.status === 429) out.quota = true;
+    if (f.shouldRetry !== undefined) out.shouldRetry = f.shouldRetry;
+    return out;
+  });
+
+export const fault: fc.Arbitrary<Fault> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('ok' as const), delayMs: delay }) },
+  { weight: 8, arbitrary: status },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), delayMs: delay }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'cut' as const }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('stream-cut' as const),
+      chunks: fc.integer({ min: 0, max: 3 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'clean-cut' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'empty-length' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'malformed' as const }) },
+  // Slower than any generated attempt timeout: a ResponseTimeout.
+  { weight: 1, arbitrary: fc.constant({ kind: 'ok' as const, delayMs: 2500 }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'hang' as const }) },
+);
+
+export const backend: fc.Arbitrary<Backend> = fc.oneof(
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      kind: fc.constant('loopback' as const),
+      faults: fc.array(fault, { minLength: 1, maxLength: 4 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'dead' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'unknown' as const }) },
+);
+
+const actionOverride = fc.constantFrom<Record<string, string>>(
+  { RateLimited: 'retry-same' },
+  { ServerError: 'advance' },
+  { ParseFailed: 'retry-same' },
+  { BadRequest: 'advance' },
+);
+
+export const plan: fc.Arbitrary<PlanShape> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant(false as const) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .record(
+        {
+          schedule: fc.oneof(
+            {
+              weight: 3,
+              arbitrary: fc.record({
+                waits: fc.array(fc.integer({ min: 0, max: 300 }), { minLength: 1, maxLength: 3 }),
+              }),
+            },
+            {
+              weight: 1,
+              arbitrary: fc.record({
+                backoff: fc.record({
+                  initialMs: fc.integer({ min: 0, max: 150 }),
+                  factor: fc.constantFrom(1, 1.5, 2, 3),
+                  maxMs: fc.constant(300),
+                  jitterMs: fc.constantFrom(0, 50),
+                }),
+              }),
+            },
+          ),
+          maxAttempts: fc.integer({ min: 1, max: 7 }),
+          deadline: fc.record({
+            inMs: fc.integer({ min: 2500, max: 7000 }),
+            reserveMs: fc.integer({ min: 0, max: 600 }),
+            minAttemptMs: fc.integer({ min: 100, max: 600 }),
+          }),
+          attemptTimeoutMs: fc.integer({ min: 1000, max: 2000 }),
+          retryAfterMaxMs: fc.constantFrom(300, 1500),
+          retriesPerBackend: fc.integer({ min: 0, max: 3 }),
+          actions: actionOverride,
+        },
+        { requiredKeys: ['schedule', 'maxAttempts', 'attemptTimeoutMs'] },
+      )
+      .map(({ schedule, ...rest }) => ({ ...schedule, ...rest })),
+  },
+);
+
+const moment: fc.Arbitrary<Moment> = fc.oneof(
+  fc.record({
+    at: fc.constant('request' as const),
+    request: fc.integer({ min: 1, max: 3 }),
+    plusMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 400 })),
+  }),
+  fc.record({ at: fc.constant('time' as const), ms: fc.integer({ min: 0, max: 1500 }) }),
+);
+
+const HANG_FREE: Fault = { kind: 'status', status: 503, delayMs: 0 };
+
+export const scenario: fc.Arbitrary<Scenario> = fc
+  .record(
+    {
+      chain: fc.array(backend, { minLength: 1, maxLength: 3 }),
+      plan,
+      stream: fc.boolean(),
+      cancel: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: moment }),
+      kill: fc.oneof(
+        { weight: 7, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.record({ request: fc.integer({ min: 1, max: 2 }) }) },
+      ),
+    },
+    { requiredKeys: ['chain', 'plan', 'stream'] },
+  )
+  .map((s) => {
+    // Without a plan the attempt timeout is the default 300 s: a hang there would only measure patience.
+    const chain =
+      s.plan === false
+        ? s.chain.map((b) =>
+            b.kind === 'loopback'
+              ? { ...b, faults: b.faults.map((f) => (f.kind === 'hang' ? HANG_FREE : f)) }
+              : b,
+          )
+        : s.chain;
+    const out: Scenario = { chain, plan: s.plan, stream: s.stream };
+    if (s.cancel !== undefined) out.cancel = s.cancel;
+    if (s.kill !== undefined && s.cancel === undefined) out.kill = s.kill;
+    return out;
+  });

@@ -1,0 +1,32 @@
+import type { Scenario } from './scenario.js';
+
+/**
+ * Cases every run tries first (fast-check `examples`), each a shrunk finding of the suite or of issue 16 that
+ * does not depend on a race. They keep the suite honest about what it once found, whatever the seed.
+ */
+export const REGRESSIONS: Scenario[] = [
+  // K2: a retry-same when the waits list is used up must advance to the untried backend, not stop.
+  {
+    chain: [
+      { kind: 'loopback', faults: [{ kind: 'status', status: 503, delayMs: 0 }] },
+      { kind: 'loopback', faults: [{ kind: 'ok', delayMs: 0 }] },
+    ],
+    plan: { waits: [10], maxAttempts: 5, attemptTimeoutMs: 1000 },
+    stream: false,
+  },
+  // K3: an empty answer that stopped at the output limit is OutputLimit (drop), not ParseFailed.
+  { chain: [{ kind: 'loopback', faults: [{ kind: 'empty-length' }] }], plan: false, stream: false },
+  // K4: a stream that ends cleanly without its finish chunk is ConnectionLost or StreamInterrupted.
+  { chain: [{ kind: 'loopback', faults: [{ kind: 'clean-cut' }] }], plan: false, stream: true },
+  // F1: the last allowed attempt runs into the deadline: maxAttempts is asked before the deadline rule.
+  {
+    chain: [{ kind: 'loopback', faults: [{ kind: 'hang' }] }],
+    plan: {
+      waits: [10],
+      maxAttempts: 1,
+      deadline: { inMs: 2500, reserveMs: 0, minAttemptMs: 100 },
+      attemptTimeoutMs: 5000,
+    },
+    stream: false,
+  },
+];

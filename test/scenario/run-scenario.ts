@@ -1,0 +1,192 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { subscribeCallStream } from '../../client/call-stream.js';
+import type { CallStreamItem } from '../../client/call-stream.js';
+import { fetchDecodedHistory } from '../../client/decode-history.js';
+import { readCallHistory } from '../../client/history-reader.js';
+import type { CallHistory } from '../../client/history-reader.js';
+import { startModelCall } from '../../client/model-call-client.js';
+import type { RecordedRequest } from '../../loopback/index.js';
+import type { RetryPlan } from '../../policy/index.js';
+import { attemptsQuery } from '../../workflows/call/call-log.js';
+import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
+import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
+import type { ModelCallFixture } from '../harness/model-call.js';
+import type { TestWorker } from '../harness/temporal.js';
+import type { Moment, PlanShape, Scenario } from './scenario.js';
+import { stepOf } from './scripts.js';
+
+/** Everything seen of one scenario's run, from every side: what the invariants are checked on. */
+export interface Evidence {
+  scenario: Scenario;
+  workflowId: string;
+  /** The chain as sent (`local:sc-3`, `dead:…`, `nope:…`). */
+  models: string[];
+  /** The call's input retry plan. */
+  retry: RetryPlan | false;
+  /** Temporal's status of the closed run (`COMPLETED`, `FAILED`, `CANCELED`, `TERMINATED`, ...). */
+  status: string;
+  /** The workflow's own failure, when it failed with an application failure. */
+  failure?: ApplicationFailure;
+  result?: unknown;
+  /** The workflow's records (query) and the ones rebuilt from its history. */
+  records: AttemptRecord[];
+  fromHistory: CallHistory;
+  history: temporal.api.history.v1.IHistory;
+  /** The provider requests of this call (by `X-Request-Id` prefix), in order of arrival. */
+  requests: RecordedRequest[];
+  /** The stream as a subscriber from offset 0 read it (streamed scenarios only). */
+  streamItems?: CallStreamItem[];
+  /** Whether the host's cancel was accepted by Temporal (it fails for a run already closed). */
+  cancelSent: boolean;
+  /** Whether the worker was shut down during the call. */
+  killed: boolean;
+}
+
+/** Runs one scenario to its end on the real dev server and gathers the evidence. */
+export async function runScenario(
+  fx: ModelCallFixture,
+  sharedWorker: TestWorker,
+  s: Scenario,
+): Promise<Evidence> {
+  const models = s.chain.map((b) => {
+    if (b.kind === 'dead') return 'dead:nothing-listens';
+    if (b.kind === 'unknown') return 'nope:no-such-provider';
+    const m = fx.model('sc');
+    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream));
+    // The last step repeats, so the provider never runs out (the plan bounds the attempts).
+    const last = steps.length - 1;
+    fx.lp.script(
+      m.id,
+      steps.map((step, i) => (i === last ? { ...step, repeat: true } : step)),
+    );
+    return m.name;
+  });
+  const retry = retryOf(s.plan);
+  const input: ModelCallInput = {
+    model: models.length === 1 ? (models[0] as string) : models,
+    prompt: 'scenario',
+    retry,
+    ...(s.stream ? { stream: { batchMs: 20 } } : {}),
+  };
+  let worker = s.kill
+    ? await fx.temporal.startWorker({ deps: { providers: fx.providers }, shutdownGraceMs: 0 })
+    : sharedWorker;
+  const handle = await startModelCall(fx.temporal.client, input, { taskQueue: worker.taskQueue });
+  const prefix = `${handle.workflowId}/`;
+  const requests = () => fx.lp.requests().filter((r) => r.headers['x-request-id']?.startsWith(prefix));
+
+  let closed = false;
+  const streamItems: CallStreamItem[] = [];
+  const reading = s.stream ? readStream(fx, handle.workflowId, streamItems) : Promise.resolve();
+  let cancelSent = false;
+  const cancelling = s.cancel
+    ? at(s.cancel, requests, () => closed).then(async (reached) => {
+        if (!reached) return;
+        cancelSent = await handle.cancel().then(
+          () => true,
+          () => false,
+        );
+      })
+    : Promise.resolve();
+  let killed = false;
+  const killing = s.kill
+    ? at({ at: 'request', request: s.kill.request, plusMs: 0 }, requests, () => closed).then(
+        async (reached) => {
+          if (!reached) return;
+          killed = true;
+          const taskQueue = worker.taskQueue;
+          await worker.stop();
+          worker = await fx.temporal.startWorker({ deps: { providers: fx.providers }, taskQueue });
+        },
+      )
+    : Promise.resolve();
+
+  const { result, failure } = await outcome(handle);
+  closed = true;
+  await Promise.all([cancelling, killing, reading]);
+  await fx.lp.idle();
+  const records = await handle.query(attemptsQuery);
+  const history = await fetchDecodedHistory(handle);
+  fx.histories.push({ workflowId: handle.workflowId, history });
+  const status = (await handle.describe()).status.name;
+  if (worker !== sharedWorker) await worker.stop();
+  return {
+    scenario: s,
+    workflowId: handle.workflowId,
+    models,
+    retry,
+    status,
+    ...(failure ? { failure } : {}),
+    ...(result !== undefined ? { result } : {}),
+    records,
+    fromHistory: readCallHistory(history),
+    history,
+    requests: requests(),
+    ...(s.stream ? { streamItems } : {}),
+    cancelSent,
+    killed,
+  };
+}
+
+/** The plan a scenario's shape stands for. */
+export function retryOf(p: PlanShape): RetryPlan | false {
+  if (p === false) return false;
+  const plan: RetryPlan = {
+    maxAttempts: p.maxAttempts,
+    attemptTimeoutMs: p.attemptTimeoutMs,
+    ...(p.waits ? { waits: p.waits } : {}),
+    ...(p.backoff ? { backoff: p.backoff } : {}),
+    ...(p.retryAfterMaxMs !== undefined ? { retryAfter: { maxMs: p.retryAfterMaxMs } } : {}),
+    ...(p.retriesPerBackend !== undefined ? { retriesPerBackend: p.retriesPerBackend } : {}),
+    ...(p.actions ? { actions: p.actions as RetryPlan['actions'] } : {}),
+  };
+  if (p.deadline) {
+    plan.deadlineInMs = p.deadline.inMs;
+    plan.reserveMs = p.deadline.reserveMs;
+    plan.minAttemptMs = p.deadline.minAttemptMs;
+  } else {
+    plan.minAttemptMs = 100;
+  }
+  return plan;
+}
+
+/** Waits for a moment of the call; false when the call closed first. */
+async function at(m: Moment, requests: () => RecordedRequest[], closed: () => boolean): Promise<boolean> {
+  if (m.at === 'time') {
+    await sleep(m.ms);
+    return !closed();
+  }
+  while (requests().length < m.request) {
+    if (closed()) return false;
+    await sleep(5);
+  }
+  if (m.plusMs > 0) await sleep(m.plusMs);
+  return !closed();
+}
+
+async function outcome(
+  handle: WorkflowHandle<typeof modelCallWorkflow>,
+): Promise<{ result?: unknown; failure?: ApplicationFailure }> {
+  try {
+    return { result: await handle.result() };
+  } catch (error) {
+    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure) {
+      return { failure: error.cause };
+    }
+    if (error instanceof WorkflowFailedError) return {};
+    throw error;
+  }
+}
+
+async function readStream(fx: ModelCallFixture, workflowId: string, into: CallStreamItem[]): Promise<void> {
+  for await (const item of subscribeCallStream(fx.temporal.client, workflowId, { pollCooldownMs: 20 })) {
+    into.push(item);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,108 @@
+/**
+ * A scenario of the randomized suite: plain data that fast-check generates and shrinks, and that the runner
+ * turns into loopback scripts, a call's input, and the moments at which it cancels the call or kills its worker.
+ * Every time is in milliseconds and small, so that a case costs a second or two on the real dev server.
+ */
+
+/** A retry-after header in one of the forms providers send. */
+export type RetryAfter =
+  | { form: 'ms'; ms: number }
+  | { form: 'seconds'; seconds: number }
+  /** An HTTP date `offsetSeconds` from when the answer is sent (negative: already past). */
+  | { form: 'date'; offsetSeconds: number };
+
+/** What the provider does with one request. */
+export type Fault =
+  | { kind: 'ok'; delayMs: number }
+  | {
+      kind: 'status';
+      status: number;
+      delayMs: number;
+      retryAfter?: RetryAfter;
+      /** A 429 that says `insufficient_quota`. */
+      quota?: boolean;
+      shouldRetry?: boolean;
+    }
+  /** The connection is destroyed before any response byte. */
+  | { kind: 'drop'; delayMs: number }
+  /** Headers and part of the body, then the connection is destroyed. */
+  | { kind: 'cut' }
+  /** A streamed answer whose connection is destroyed after `chunks` deltas (a plain request: `cut`). */
+  | { kind: 'stream-cut'; chunks: number }
+  /** A streamed answer that ends cleanly with no finish chunk and no `[DONE]` (a plain request: `cut`). */
+  | { kind: 'clean-cut' }
+  /** A 200 with no text and finish reason `length` (a model that spent its tokens thinking). */
+  | { kind: 'empty-length' }
+  | { kind: 'malformed' }
+  /** Never answers: only the attempt's timeout ends it. */
+  | { kind: 'hang' };
+
+/** One backend of the chain. */
+export type Backend =
+  /** A loopback model: `faults` in order, and the last one repeats for every further request. */
+  | { kind: 'loopback'; faults: Fault[] }
+  /** A provider whose port nothing listens on: every attempt `ConnectFailed`, no request. */
+  | { kind: 'dead' }
+  /** A provider the worker does not know: `Misconfigured`, no request. */
+  | { kind: 'unknown' };
+
+/** The generated part of a retry plan (`false`: no plan, one attempt). */
+export type PlanShape =
+  | false
+  | {
+      waits?: number[];
+      backoff?: { initialMs: number; factor: number; maxMs: number; jitterMs: number };
+      maxAttempts: number;
+      deadline?: { inMs: number; reserveMs: number; minAttemptMs: number };
+      attemptTimeoutMs: number;
+      retryAfterMaxMs?: number;
+      retriesPerBackend?: number;
+      actions?: Record<string, string>;
+    };
+
+/** When the host acts on the call. */
+export type Moment =
+  /** Once the call's `request`-th provider request has arrived, after `plusMs`. */
+  | { at: 'request'; request: number; plusMs: number }
+  /** `ms` after the call was started. */
+  | { at: 'time'; ms: number };
+
+export interface Scenario {
+  chain: Backend[];
+  plan: PlanShape;
+  stream: boolean;
+  cancel?: Moment;
+  /** Shut the worker down while the `request`-th request is in flight, and start another on the task queue. */
+  kill?: { request: number };
+}
+
+/** A short, readable line for a scenario (what a failing case prints besides its JSON). */
+export function describeScenario(s: Scenario): string {
+  const chain = s.chain
+    .map((b) => (b.kind === 'loopback' ? `[${b.faults.map(describeFault).join(' ')}]` : b.kind))
+    .join(' , ');
+  const plan = s.plan === false ? 'no plan' : JSON.stringify(s.plan);
+  const extra = [
+    s.stream ? 'stream' : '',
+    s.cancel ? `cancel@${JSON.stringify(s.cancel)}` : '',
+    s.kill ? `kill@request ${s.kill.request}` : '',
+  ].filter(Boolean);
+  return `${chain} | ${plan}${extra.length ? ` | ${extra.join(' ')}` : ''}`;
+}
+
+function describeFault(f: Fault): string {
+  switch (f.kind) {
+    case 'status': {
+      const ra = f.retryAfter ? `+ra:${JSON.stringify(f.retryAfter)}` : '';
+      const sr = f.shouldRetry === undefined ? '' : `+xsr:${f.shouldRetry}`;
+      return `${f.quota ? 'quota' : ''}${f.status}${ra}${sr}${f.delayMs ? `~${f.delayMs}` : ''}`;
+    }
+    case 'stream-cut':
+      return `stream-cut:${f.chunks}`;
+    case 'ok':
+    case 'drop':
+      return `${f.kind}${f.delayMs ? `~${f.delayMs}` : ''}`;
+    default:
+      return f.kind;
+  }
+}

@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatHistory } from '../../client/history-format.js';
+import { modelCallFixture } from '../harness/model-call.js';
+import type { ModelCallFixture } from '../harness/model-call.js';
+import { replayAll } from '../harness/replay.js';
+import type { TestWorker } from '../harness/temporal.js';
+import { scenario } from './arbitraries.js';
+import { checkInvariants } from './invariants.js';
+import { REGRESSIONS } from './regressions.js';
+import { runScenario } from './run-scenario.js';
+import { describeScenario } from './scenario.js';
+import type { Scenario } from './scenario.js';
+import type { Violation } from './stop-oracle.js';
+
+/**
+ * The randomized scenario suite (issue 16): fast-check generates fault scripts, plans, chains, cancellations
+ * and worker shutdowns; each case runs `modelCallWorkflow` (and `callModel` inside it) on the real dev server
+ * against the loopback provider, and every invariant is checked on what the run left behind.
+ *
+ * `SCENARIO_SEED` replays a run; `SCENARIO_RUNS` sets the number of cases (default 40, about two minutes here);
+ * `SCENARIO_PATH` replays one case of a seed, as printed (the regression cases of `regressions.ts` come first);
+ * `SCENARIO_JSON` runs one scenario given as JSON; `SCENARIO_VERBOSE=1` prints a failing case's history;
+ * `SCENARIO_SHRINK=1` stops at the first failing case and shrinks it.
+ */
+const seed = Number(process.env.SCENARIO_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const numRuns = Number(process.env.SCENARIO_RUNS ?? 40);
+const path = process.env.SCENARIO_PATH;
+const shrink = process.env.SCENARIO_SHRINK === '1';
+const verbose = process.env.SCENARIO_VERBOSE === '1';
+/** One scenario as JSON (as a failing case prints it): runs only that one, e.g. after editing it by hand. */
+const only = process.env.SCENARIO_JSON;
+
+interface Failed {
+  index: number;
+  scenario: Scenario;
+  workflowId: string;
+  violations: Violation[];
+  /** The run's history, one line per event (printed with `SCENARIO_VERBOSE=1`). */
+  history: string[];
+}
+
+describe('randomized scenarios against the real workflow, dev server and loopback provider', () => {
+  let fx: ModelCallFixture;
+  let worker: TestWorker;
+  beforeAll(async () => {
+    fx = await modelCallFixture();
+    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
+  });
+  afterAll(async () => {
+    if (fx) await replayAll(fx.histories);
+    await fx?.close();
+  });
+
+  it(
+    `keeps every invariant (seed ${seed}, ${numRuns} cases)`,
+    async () => {
+      console.log(
+        `scenario suite: seed ${seed}, ${numRuns} cases; replay: SCENARIO_SEED=${seed} npm run test:scenarios`,
+      );
+      const failed: Failed[] = [];
+      let index = path !== undefined ? Number(path.split(':')[0]) : 0;
+      const property = fc.asyncProperty(scenario, async (s) => {
+        const at = index++;
+        const evidence = await runScenario(fx, worker, s);
+        const violations = checkInvariants(evidence);
+        const story = evidence.records.map((r) => r.failure?.class ?? r.outcome).join(' ');
+        console.log(
+          `case ${at}: ${describeScenario(s)}\n  -> ${evidence.status} [${story}] ${violations.length ? 'VIOLATED' : 'ok'}`,
+        );
+        if (violations.length === 0) return true;
+        failed.push({
+          index: at,
+          scenario: s,
+          workflowId: evidence.workflowId,
+          violations,
+          history: formatHistory(evidence.history.events ?? []),
+        });
+        // Without shrinking every case runs, so one run shows every failing case; with it, the first one shrinks.
+        if (shrink) throw new Error(report([failed.at(-1) as Failed]));
+        return true;
+      });
+      const examples = (only !== undefined ? [JSON.parse(only) as Scenario] : REGRESSIONS).map(
+        (x) => [x] as [Scenario],
+      );
+      const details = await fc.check(property, {
+        seed,
+        numRuns: only !== undefined ? 1 : numRuns,
+        examples,
+        ...(path !== undefined ? { path } : {}),
+        endOnFailure: !shrink,
+      });
+      if (details.failed) {
+        const shrunk = details.counterexample?.[0] as Scenario | undefined;
+        throw new Error(
+          `shrunk to: ${shrunk ? describeScenario(shrunk) : '?'}\n${JSON.stringify(shrunk)}\n` +
+            `replay: SCENARIO_SEED=${seed} SCENARIO_PATH=${details.counterexamplePath} npm run test:scenarios\n` +
+            String(details.errorInstance),
+        );
+      }
+      expect(failed.length === 0 ? 'every invariant held' : report(failed)).toBe('every invariant held');
+    },
+    numRuns * 30_000 + 60_000,
+  );
+});
+
+function report(failed: Failed[]): string {
+  const known = failed.flatMap((f) => f.violations).filter((v) => v.known !== undefined).length;
+  const total = failed.flatMap((f) => f.violations).length;
+  const lines = failed.map((f) =>
+    [
+      shrink
+        ? `a shrinking step (${f.workflowId})`
+        : `case ${f.index} (${f.workflowId}): replay with SCENARIO_SEED=${seed} SCENARIO_PATH=${f.index} SCENARIO_SHRINK=1`,
+      `  ${describeScenario(f.scenario)}`,
+      `  ${JSON.stringify(f.scenario)}`,
+      ...f.violations.map(
+        (v) => `  - [${v.invariant}]${v.known ? ` (known: ${v.known})` : ' NEW'} ${v.message}`,
+      ),
+      ...(verbose ? f.history.map((line) => `    ${line}`) : []),
+    ].join('\n'),
+  );
+  return `${failed.length} case(s) broke invariants (${known} of ${total} violations are known defects):\n${lines.join('\n')}`;
+}

@@ -1,0 +1,83 @@
+import {
+  cutMidBody,
+  dropBeforeResponse,
+  fail,
+  hang,
+  malformed,
+  ok,
+  quotaExhausted,
+} from '../../loopback/index.js';
+import type { Step } from '../../loopback/index.js';
+import type { Fault, RetryAfter } from './scenario.js';
+
+/** The text every successful answer carries, and its streamed deltas. */
+export const ANSWER_CHUNKS = ['alpha ', 'beta ', 'gamma ', 'delta'];
+export const ANSWER = ANSWER_CHUNKS.join('');
+/** What a clean stream cut delivers before it ends without a finish chunk. */
+export const CLEAN_CUT_TEXT = 'partial ';
+
+/** The loopback step that plays `fault` for model `modelId` (a plain or a streamed request). */
+export function stepOf(f: Fault, modelId: string, stream: boolean): Step {
+  switch (f.kind) {
+    case 'ok':
+      return ok(ANSWER, { chunks: ANSWER_CHUNKS, chunkDelayMs: 5, ...delay(f.delayMs) });
+    case 'status': {
+      const headers = {
+        ...(f.retryAfter ? retryAfterHeader(f.retryAfter) : {}),
+        ...(f.shouldRetry === undefined ? {} : { 'x-should-retry': String(f.shouldRetry) }),
+      };
+      const options = { headers, ...delay(f.delayMs) };
+      return f.quota === true ? quotaExhausted(options) : fail(f.status, options);
+    }
+    case 'drop':
+      return dropBeforeResponse(delay(f.delayMs));
+    case 'cut':
+      return cutMidBody(0.5, { text: ANSWER });
+    case 'stream-cut':
+      return stream
+        ? ok(ANSWER, { chunks: ANSWER_CHUNKS, chunkDelayMs: 5, cutAfterChunks: f.chunks })
+        : cutMidBody(0.5, { text: ANSWER });
+    case 'clean-cut':
+      return stream ? cleanStreamCut(modelId) : cutMidBody(0.5, { text: ANSWER });
+    case 'empty-length':
+      return ok('', { finishReason: 'length', usage: { inputTokens: 10, outputTokens: 64 } });
+    case 'malformed':
+      return malformed('invalid-json');
+    case 'hang':
+      return hang();
+  }
+}
+
+function delay(ms: number): { delayMs?: number } {
+  return ms > 0 ? { delayMs: ms } : {};
+}
+
+/** The headers of a retry-after; an HTTP date is computed now, when the script is written. */
+export function retryAfterHeader(ra: RetryAfter): Record<string, string> {
+  switch (ra.form) {
+    case 'ms':
+      return { 'retry-after-ms': String(ra.ms) };
+    case 'seconds':
+      return { 'retry-after': String(ra.seconds) };
+    case 'date':
+      return { 'retry-after': new Date(Date.now() + ra.offsetSeconds * 1000).toUTCString() };
+  }
+}
+
+/**
+ * An OpenAI stream that a proxy ended cleanly: one content delta, then the end of the body, with no finish chunk
+ * and no `[DONE]`. Sent as a `malformed` step with a body of our own (the loopback has no such step).
+ */
+function cleanStreamCut(modelId: string): Step {
+  const chunk = {
+    id: 'chatcmpl-clean-cut',
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: modelId,
+    choices: [{ index: 0, delta: { role: 'assistant', content: CLEAN_CUT_TEXT }, finish_reason: null }],
+  };
+  return malformed('invalid-json', {
+    body: `data: ${JSON.stringify(chunk)}\n\n`,
+    contentType: 'text/event-stream',
+  });
+}

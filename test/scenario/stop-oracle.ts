@@ -1,0 +1,169 @@
+import type { AttemptRecord } from '../../common/call.js';
+import { intendedAction } from './expected.js';
+import type { Fault, Scenario } from './scenario.js';
+
+/** A broken invariant; `known` names the defect already being fixed elsewhere, when it is that one. */
+export interface Violation {
+  invariant: string;
+  message: string;
+  known?: string;
+}
+
+/** Known defects (issue 16) being fixed in other branches: the suite is expected to find them until they land. */
+export const KNOWN = {
+  cancel: 'K1 cancel during an in-flight attempt that then ends on its own -> FAILED, not CANCELED',
+  chainWaits: 'K2 a chain with a short waits list stops attempts-exhausted before trying the other backends',
+  emptyLength: 'K3 an empty answer with finish_reason length is not OutputLimit',
+  cleanCut: 'K4 a clean stream cut (no finish chunk, no [DONE]) is not ConnectionLost / StreamInterrupted',
+} as const;
+
+/** What the oracle knows of each record: the fault that answered it, when a request did. */
+export interface Attempt {
+  record: AttemptRecord;
+  fault?: Fault;
+}
+
+/**
+ * Checks the stop reason of a call that ended without an answer and without a cancellation against the
+ * contract's order of evaluation, recomputed from the records and the plan. Where timing decides (the deadline
+ * rule, a retry-after against the clock) the oracle accepts every reason that timing could give.
+ */
+export function checkStopReason(s: Scenario, attempts: Attempt[], actual: string | undefined): Violation[] {
+  const last = attempts.at(-1);
+  if (last === undefined) {
+    return actual === 'deadline' && s.plan !== false && s.plan.deadline
+      ? []
+      : [{ invariant: 'stop-reason', message: `no attempt, stop reason ${actual}` }];
+  }
+  const cls = last.record.failure?.class;
+  if (cls === undefined) return [];
+  const overrides = s.plan === false ? undefined : s.plan.actions;
+  const action = (a: Attempt): string =>
+    intendedAction(a.record.failure?.class ?? '', overrides, shouldRetry(a.fault));
+  const a = action(last);
+  const dropped = new Set(
+    attempts.filter((x) => x.record.failure && action(x) === 'drop').map((x) => x.record.backend),
+  );
+  const maxAttempts = s.plan === false ? 1 : s.plan.maxAttempts;
+  const expect = (reason: string, why: string): Violation[] =>
+    actual === reason
+      ? []
+      : [{ invariant: 'stop-reason', message: `expected ${reason} (${why}), got ${actual}` }];
+
+  if (cls === 'StreamInterrupted')
+    return expect('stream-interrupted', 'the last attempt is StreamInterrupted');
+  if (a === 'abort') return expect('non-retryable', `${cls} aborts`);
+  if (a === 'drop' && s.chain.every((_, i) => dropped.has(i)))
+    return expect('non-retryable', `${cls} drops the last backend`);
+  if (attempts.length >= maxAttempts)
+    return expect('attempts-exhausted', `${attempts.length} of maxAttempts ${maxAttempts}`);
+
+  // What may stop a call before maxAttempts, as far as the records tell.
+  const allowed = new Set<string>();
+  const plan = s.plan;
+  if (plan === false) return expect('attempts-exhausted', 'no plan');
+  if (plan.deadline) allowed.add('deadline');
+  const retryAfterSeen = attempts.some((x) => x.record.failure?.retryAfterMs !== undefined);
+  if (retryAfterSeen) allowed.add('retry-after-exceeded');
+  const waitsUsed = plan.waits !== undefined && !plan.deadline && waitsTaken(attempts) >= plan.waits.length;
+  let chainWaits = false;
+  if (waitsUsed) {
+    const untried = untriedBackends(s, attempts, dropped, a);
+    if (untried.length === 0 || retryAfterSeen) allowed.add('attempts-exhausted');
+    else chainWaits = a === 'retry-same';
+  }
+  if (actual !== undefined && allowed.has(actual)) return [];
+  const message =
+    `stopped ${actual} after ${attempts.length} attempt(s) (last ${cls}, action ${a}); ` +
+    `the contract allows only ${[...allowed].join(', ') || 'going on'} here`;
+  return [
+    {
+      invariant: 'stop-reason',
+      message,
+      ...(chainWaits && actual === 'attempts-exhausted' ? { known: KNOWN.chainWaits } : {}),
+    },
+  ];
+}
+
+function shouldRetry(fault: Fault | undefined): boolean | undefined {
+  return fault?.kind === 'status' ? fault.shouldRetry : undefined;
+}
+
+/**
+ * Waits the call took: a same-backend retry always takes one; an advance or drop takes one when it starts a new
+ * round (its next attempt is not later in the chain). Counted from the records, not from `retryInMs` (a listed
+ * wait may be 0 ms).
+ */
+export function waitsTaken(attempts: Attempt[]): number {
+  let n = 0;
+  for (const [i, x] of attempts.entries()) {
+    const next = attempts[i + 1];
+    if (next === undefined || x.record.failure === undefined) continue;
+    const act = x.record.failure.action;
+    if (act === 'retry-same' || next.record.backend <= x.record.backend) n += 1;
+  }
+  return n;
+}
+
+/**
+ * Backends the call could still try at once instead of stopping: for a retry-same, any backend not dropped and
+ * not tried in this round; for an advance or drop, any such backend later in the chain.
+ */
+function untriedBackends(s: Scenario, attempts: Attempt[], dropped: Set<number>, action: string): number[] {
+  let roundStart = 0;
+  for (const [i, x] of attempts.entries()) {
+    const next = attempts[i + 1];
+    if (next === undefined) break;
+    const act = x.record.failure?.action;
+    if (act !== 'retry-same' && next.record.backend <= x.record.backend) roundStart = i + 1;
+  }
+  const tried = new Set(attempts.slice(roundStart).map((x) => x.record.backend));
+  const current = attempts.at(-1)?.record.backend ?? 0;
+  return s.chain
+    .map((_, i) => i)
+    .filter((i) => !dropped.has(i) && !tried.has(i) && (action === 'retry-same' || i > current));
+}
+
+/**
+ * The action on every failed attempt that another attempt followed: the intended one (a `retry-same` may become an
+ * `advance`: its retries, waits or retry-after can run out), a `retry-same` goes back to the same backend, and no
+ * backend gets more than `retriesPerBackend` same-backend retries in a row.
+ */
+export function checkActions(s: Scenario, attempts: Attempt[]): Violation[] {
+  const out: Violation[] = [];
+  const overrides = s.plan === false ? undefined : s.plan.actions;
+  const perBackend = s.plan === false ? 2 : (s.plan.retriesPerBackend ?? 2);
+  let inARow = 0;
+  for (const [i, x] of attempts.entries()) {
+    const next = attempts[i + 1];
+    const failure = x.record.failure;
+    if (next === undefined || failure === undefined) continue;
+    const intended = intendedAction(failure.class, overrides, shouldRetry(x.fault));
+    const allowed = intended === 'retry-same' ? ['retry-same', 'advance'] : [intended];
+    const where = `${x.record.modelCallId} (${failure.class})`;
+    if (!allowed.includes(failure.action ?? '')) {
+      out.push({
+        invariant: 'action',
+        message: `${where}: action ${failure.action}, expected ${allowed.join(' | ')}`,
+      });
+    }
+    if (failure.action === 'retry-same') {
+      inARow += 1;
+      if (next.record.backend !== x.record.backend) {
+        out.push({
+          invariant: 'action',
+          message: `${where}: retry-same went to backend ${next.record.backend}`,
+        });
+      }
+      if (inARow > perBackend) {
+        out.push({
+          invariant: 'action',
+          message: `${where}: ${inARow} same-backend retries in a row (${perBackend})`,
+        });
+      }
+    } else {
+      inARow = 0;
+    }
+  }
+  return out;
+}
