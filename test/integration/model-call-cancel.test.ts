@@ -1,14 +1,13 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fail, hang, ok, slow } from '../../loopback/index.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
-import { finishCall, modelCallFixture } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import { replayAll } from '../harness/replay.js';
+import { finishCall } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -21,14 +20,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 describe('cancelling a durable model call, and losing its worker', () => {
-  let fx: ModelCallFixture;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx } = useFixture({ worker: false });
 
   it('ends a wait at once when cancelled, and no further request reaches the provider', async () => {
     const worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
