@@ -13,16 +13,11 @@ import { story, TEST_API_KEY } from '../harness/model-call.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 import type { TestWorker } from '../harness/temporal.js';
 import { useFixture, useTempDir } from '../harness/fixture.js';
+import { until as untilValue } from '../harness/processes.js';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Waits until `probe` gives a value (a thrown error counts as not yet), every 100 ms for 20 s at most. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000) =>
+  untilValue(what, probe, timeoutMs, 100);
 
 describe('model-retry call, cancel and worker --providers against a real server', () => {
   const { fx } = useFixture({ worker: false });

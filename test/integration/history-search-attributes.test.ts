@@ -20,16 +20,11 @@ import { finishCall, runCall } from '../harness/model-call.js';
 import type { CallRun } from '../harness/model-call.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
 import { useFixture } from '../harness/fixture.js';
+import { until as untilValue } from '../harness/processes.js';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Waits until `probe` gives a value (a thrown error counts as not yet), every 200 ms for 30 s at most. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) =>
+  untilValue(what, probe, timeoutMs, 200);
 
 /** The event types after the last attempt activity closed, in order. */
 function typesAfterLastAttempt(run: Pick<CallRun, 'history'>): string[] {

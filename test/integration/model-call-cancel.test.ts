@@ -8,16 +8,7 @@ import { startModelCall } from '../../client/model-call-client.js';
 import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
 import { finishCall } from '../harness/model-call.js';
 import { useFixture } from '../harness/fixture.js';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from '../harness/agent-turn.js';
 
 describe('cancelling a durable model call, and losing its worker', () => {
   const { fx } = useFixture({ worker: false });
