@@ -2,6 +2,9 @@ import type { Usage } from '../common/attempt.js';
 import type { StopReason } from '../policy/index.js';
 import { billedTotals } from '../workflows/call/call-summary.js';
 import type { AttemptRecord, BilledTotals, ModelCallResult } from '../common/call.js';
+import type { WorkflowHandle } from '@temporalio/client';
+import { fetchDecodedHistory } from '../client/decode-history.js';
+import { readCallHistory } from '../client/history-reader.js';
 import type { CallHistory } from '../client/history-reader.js';
 import { formatMs } from './progress.js';
 
@@ -70,6 +73,11 @@ export function outcomeOf(workflowId: string, history: CallHistory): CallOutcome
     case 'timed-out':
       return { workflowId, status: 'failed', closedAs: history.status, ...tail };
   }
+}
+
+/** The outcome of a call from its history alone (no worker needed), or `undefined` while it runs. */
+export async function closedOutcome(handle: WorkflowHandle): Promise<CallOutcome | undefined> {
+  return outcomeOf(handle.workflowId, readCallHistory(await fetchDecodedHistory(handle)));
 }
 
 /** 0 for a call that succeeded, 1 for one that failed or was cancelled. */

@@ -5,19 +5,17 @@ import type { ModelCallInput } from '../common/call.js';
 import { modelCallWorkflow } from '../workflows/call/model-call-workflow.js';
 import { checkModelCall } from '../client/model-call-client.js';
 import { UsageError, parseCommandArgs, runFlags } from './args.js';
+import { attemptsQuery, statusQuery } from '../workflows/call/call-log.js';
 import { attachToCall } from './call-attach.js';
-import { followCall } from './call-follow.js';
-import type { Followed } from './call-follow.js';
-import { exitCodeOf, summaryLine } from './call-outcome.js';
+import { closedOutcome, exitCodeOf, summaryLine } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
 import { CALL_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { ProgressPrinter } from './progress.js';
 import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
-import { followOutputs } from './stream-print.js';
-import { startOnce } from './start-once.js';
+import { followRun, printAnswer } from './follow-run.js';
 import type { StreamPrinter } from './stream-print.js';
-import { messageOf, openSession } from './session.js';
+import { messageOf, say } from './session.js';
 
 const CALL_OPTIONS = {
   model: { type: 'string', multiple: true },
@@ -31,8 +29,6 @@ const CALL_OPTIONS = {
   stream: { type: 'boolean' },
   'stream-batch-ms': { type: 'string' },
 } as const;
-
-const say = (line: string) => process.stderr.write(`model-retry: ${line}\n`);
 
 /**
  * `model-retry call`: checks the input before anything starts (exit 2), starts `modelCallWorkflow` or attaches
@@ -65,39 +61,30 @@ export async function runCallCommand(args: string[]): Promise<number> {
     }
   }
   const workflowId = givenId ?? `model-call-${randomUUID()}`;
-  const session = await openSession();
-  try {
-    if (input) await refuseOversizedCall(session.client, input, values['prompt-file'] !== undefined);
-    const started = input
-      ? await startOnce(
-          { workflowId, taskQueue, what: 'call' },
-          (options) => session.client.workflow.start(modelCallWorkflow, { ...options, args: [input] }),
-          () => attachToCall(session, workflowId, input),
-          say,
-        )
-      : await attachToCall(session, workflowId);
-    if (typeof started === 'number') return started;
-    if ('outcome' in started) return await finish(started.outcome, json, undefined, true);
-    const { printer, progress } = followOutputs(session.client, workflowId, {
-      stream: values.stream === true || values['stream-batch-ms'] !== undefined,
-      json,
-      say,
-    });
-    const warn = (line: string) => (progress ? progress.note(`model-retry: ${line}`) : say(line));
-    if (!json) say(`following call ${workflowId} (task queue ${started.taskQueue}); Ctrl-C detaches`);
-    const followed = await followCall({
-      session,
-      handle: started.handle,
-      taskQueue: started.taskQueue,
-      progress,
-      warn,
-    });
-    progress?.finish();
-    if (followed.kind === 'closed') return await finish(followed.outcome, json, progress, false, printer);
-    return unknownOutcome(workflowId, followed, json);
-  } finally {
-    await session.close();
-  }
+  return followRun<CallOutcome>({
+    what: 'call',
+    workflowId,
+    taskQueue,
+    json,
+    stream: values.stream === true || values['stream-batch-ms'] !== undefined,
+    ...(input
+      ? {
+          check: (session) => refuseOversizedCall(session.client, input, values['prompt-file'] !== undefined),
+          start: (session, options) =>
+            session.client.workflow.start(modelCallWorkflow, { ...options, args: [input] }),
+        }
+      : {}),
+    attach: (session) => attachToCall(session, workflowId, input),
+    async readProgress(handle, query, progress, signal) {
+      const attempts = await query(() => handle.query(attemptsQuery));
+      const status = await query(() => handle.query(statusQuery));
+      if (!signal.aborted) progress.update(attempts, status);
+    },
+    closedOutcome: (_session, handle) => closedOutcome(handle),
+    recorded: `call ${workflowId} has already ended; its recorded outcome follows (no new request was made)`,
+    finish: (outcome, out) => finish(outcome, json, out.progress, out.printer),
+    lost: (error) => `lost touch with the call (${messageOf(error)})`,
+  });
 }
 
 function inputFromFlags(
@@ -148,18 +135,13 @@ function streamFromFlags(stream: boolean, batchMs: string | undefined): ModelCal
   return { batchMs: n };
 }
 
+/** Prints a call's outcome: progress and answer (or JSON), then the summary line; returns the exit code. */
 async function finish(
   outcome: CallOutcome,
   json: boolean,
   progress: ProgressPrinter | undefined,
-  recorded: boolean,
-  streamed?: StreamPrinter,
+  streamed: StreamPrinter | undefined,
 ): Promise<number> {
-  if (recorded) {
-    say(
-      `call ${outcome.workflowId} has already ended; its recorded outcome follows (no new request was made)`,
-    );
-  }
   if (json) {
     process.stdout.write(`${JSON.stringify(outcome)}\n`);
     return exitCodeOf(outcome);
@@ -169,28 +151,7 @@ async function finish(
   printer.finish();
   const text = outcome.output?.text;
   if (streamed) await streamed.end(text ?? outcome.partialText);
-  else if (text !== undefined) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  else if (text !== undefined) printAnswer(text);
   say(summaryLine(outcome));
   return exitCodeOf(outcome);
-}
-
-function unknownOutcome(
-  workflowId: string,
-  followed: Exclude<Followed, { kind: 'closed' }>,
-  json: boolean,
-): number {
-  const why =
-    followed.kind === 'detached'
-      ? 'detached (Ctrl-C does not cancel the call)'
-      : `lost touch with the call (${messageOf(followed.error)})`;
-  say(
-    `${why}; call ${workflowId} goes on.\n` +
-      `  attach again:  model-retry call --workflow-id ${workflowId}\n` +
-      `  cancel it:     model-retry cancel ${workflowId}`,
-  );
-  if (json) {
-    const reason = followed.kind === 'detached' ? 'detached' : 'connection-lost';
-    process.stdout.write(`${JSON.stringify({ workflowId, status: 'unknown', reason })}\n`);
-  }
-  return 3;
 }

@@ -1,16 +1,13 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { UsageError, parseCommandArgs } from './args.js';
-import { closedOutcome } from './call-follow.js';
-import { summaryLine } from './call-outcome.js';
+import { closedOutcome, summaryLine } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
 import { CANCEL_HELP } from './help.js';
-import { messageOf, openSession, pause } from './session.js';
+import { messageOf, openSession, pause, say } from './session.js';
 
 /** How long `cancel` waits for the workflow to close after asking, unless `--timeout` says otherwise. */
 export const DEFAULT_CANCEL_TIMEOUT_MS = 30_000;
-
-const say = (line: string) => process.stderr.write(`model-retry: ${line}\n`);
 
 /**
  * `model-retry cancel WORKFLOW_ID [--timeout MS] [--json]`: asks Temporal to cancel the call (the wait ends or the

@@ -76,6 +76,11 @@ export function isRefusal(error: unknown): boolean {
   return false;
 }
 
+/** Prints one line for the user on stderr, prefixed `model-retry: ` (stdout carries only answers and JSON). */
+export const say = (line: string): void => {
+  process.stderr.write(`model-retry: ${line}\n`);
+};
+
 /** An error's message, one line. */
 export function messageOf(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';

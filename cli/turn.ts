@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
 import { InvalidRetryPlanError } from '../policy/index.js';
 import { agentTurnWorkflow } from '../workflows/turn/agent-turn.js';
-import { attemptsQuery } from '../workflows/call/call-log.js';
-import type { CallStatus } from '../common/call.js';
 import { InvalidAgentTurnInputError } from '../workflows/turn/turn-input.js';
-import { turnStatusQuery } from '../workflows/turn/turn-state.js';
-import type { AgentTurnInput, TurnStatus } from '../common/turn.js';
+import type { AgentTurnInput } from '../common/turn.js';
 import { checkAgentTurn, readTurnHistory, turnOutcome } from '../client/agent-turn-client.js';
 import type { TurnOutcome } from '../client/agent-turn-client.js';
 import { UsageError, parseCommandArgs, runFlags } from './args.js';
-import { POLL_MS, followCall } from './call-follow.js';
+import { followRun } from './follow-run.js';
 import { TURN_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
-import type { ProgressPrinter } from './progress.js';
-import { formatMs } from './progress.js';
-import { followOutputs } from './stream-print.js';
-import { startOnce } from './start-once.js';
-import type { StreamPrinter } from './stream-print.js';
-import { messageOf, openSession, pause } from './session.js';
-import type { Session } from './session.js';
+import { say } from './session.js';
+import { attachToTurn, finishTurn, turnProgressReader } from './turn-outcome.js';
 
 const TURN_OPTIONS = {
   model: { type: 'string', multiple: true },
@@ -38,8 +28,6 @@ const TURN_OPTIONS = {
 /** The turn input's fields as the flags that set them, for refusals. */
 const FLAG_OF: Record<string, string> = { tools: '--tool', maxSteps: '--max-steps', messages: '--prompt' };
 
-const say = (line: string) => process.stderr.write(`model-retry: ${line}\n`);
-
 /**
  * `model-retry turn`: one agent turn (model and tool steps) under a deadline, with the conventions of `call`:
  * input checked before anything starts (exit 2), one workflow id is one turn (a re-run attaches or reports),
@@ -56,59 +44,26 @@ export async function runTurnCommand(args: string[]): Promise<number> {
   const attachOnly = values.model === undefined && values.prompt === undefined && givenId !== undefined;
   const input = attachOnly ? undefined : inputFromFlags(values);
   const workflowId = givenId ?? `agent-turn-${randomUUID()}`;
-  const session = await openSession();
-  try {
-    const started = input
-      ? await startOnce(
-          { workflowId, taskQueue, what: 'turn' },
-          (options) => session.client.workflow.start(agentTurnWorkflow, { ...options, args: [input] }),
-          () => attach(session, workflowId),
-          say,
-        )
-      : await attach(session, workflowId);
-    if (typeof started === 'number') return started;
-    if ('outcome' in started) {
-      say(`turn ${workflowId} has already ended; its recorded outcome follows (nothing new was started)`);
-      return await finish(started.outcome, json);
-    }
-    if (!json) say(`following turn ${workflowId} (task queue ${started.taskQueue}); Ctrl-C detaches`);
-    const { printer, progress } = followOutputs(session.client, workflowId, {
-      stream: values.stream === true,
-      json,
-      say,
-    });
-    const stop = new AbortController();
-    const polling = progress ? pollTurn(session, started.handle, progress, stop.signal) : Promise.resolve();
-    const warn = (line: string) => (progress ? progress.note(`model-retry: ${line}`) : say(line));
-    const followed = await followCall({
-      session,
-      handle: started.handle,
-      taskQueue: started.taskQueue,
-      warn,
-    });
-    stop.abort();
-    await polling;
-    progress?.finish();
-    if (followed.kind === 'closed') {
-      const outcome = turnOutcome(workflowId, await readTurnHistory(session.client, workflowId));
-      if (outcome) return await finish(outcome, json, printer);
-    }
-    const why =
-      followed.kind === 'detached'
-        ? 'detached (Ctrl-C does not cancel the turn)'
-        : 'lost touch with the turn';
-    say(
-      `${why}; turn ${workflowId} goes on.\n  attach again:  model-retry turn --workflow-id ${workflowId}\n` +
-        `  cancel it:     model-retry cancel ${workflowId}`,
-    );
-    if (json) {
-      const reason = followed.kind === 'detached' ? 'detached' : 'connection-lost';
-      process.stdout.write(`${JSON.stringify({ workflowId, status: 'unknown', reason })}\n`);
-    }
-    return 3;
-  } finally {
-    await session.close();
-  }
+  return followRun<TurnOutcome>({
+    what: 'turn',
+    workflowId,
+    taskQueue,
+    json,
+    stream: values.stream === true,
+    ...(input
+      ? {
+          start: (session, options) =>
+            session.client.workflow.start(agentTurnWorkflow, { ...options, args: [input] }),
+        }
+      : {}),
+    attach: (session) => attachToTurn(session, workflowId),
+    readProgress: turnProgressReader(),
+    closedOutcome: async (session) =>
+      turnOutcome(workflowId, await readTurnHistory(session.client, workflowId)),
+    recorded: `turn ${workflowId} has already ended; its recorded outcome follows (nothing new was started)`,
+    finish: (outcome, out) => finishTurn(outcome, json, out.printer),
+    lost: () => 'lost touch with the turn',
+  });
 }
 
 function inputFromFlags(values: Record<string, string | boolean | string[] | undefined>): AgentTurnInput {
@@ -158,108 +113,4 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     );
   }
   return input;
-}
-
-type Started = { handle: WorkflowHandle; taskQueue: string } | { outcome: TurnOutcome } | number;
-
-/** The turn with this id: a running one to follow, or the recorded outcome of one that has ended. */
-async function attach(session: Session, workflowId: string): Promise<Started> {
-  const handle = session.client.workflow.getHandle(workflowId);
-  try {
-    const description = await handle.describe();
-    if (description.type !== 'agentTurnWorkflow') {
-      say(
-        `workflow id ${workflowId} belongs to a "${description.type}" workflow, not an agent turn: choose another \`--workflow-id\`.`,
-      );
-      return 2;
-    }
-    const outcome = turnOutcome(workflowId, await readTurnHistory(session.client, workflowId));
-    if (outcome) return { outcome };
-    say(`turn ${workflowId} is already running; attaching to it`);
-    return { handle, taskQueue: description.taskQueue };
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) {
-      say(
-        `there is no turn with workflow id ${workflowId} in namespace ${session.namespace}: check the id, or give \`--model\` and \`--prompt\` to start it.`,
-      );
-      return 2;
-    }
-    say(
-      `cannot read turn ${workflowId} (${messageOf(error)}); run \`model-retry turn --workflow-id ${workflowId}\` again.`,
-    );
-    return 3;
-  }
-}
-
-/** Progress from the `attempts` and `status` queries, one at a time: attempts and waits, and each step's tools. */
-async function pollTurn(
-  session: Session,
-  handle: WorkflowHandle,
-  progress: ProgressPrinter,
-  signal: AbortSignal,
-): Promise<void> {
-  const { connection } = session;
-  const query = <T>(run: () => Promise<T>) =>
-    connection.withAbortSignal(signal, () => connection.withDeadline(Date.now() + 3000, run));
-  const toolsShown = new Set<number>();
-  while (!signal.aborted) {
-    try {
-      const attempts = await query(() => handle.query(attemptsQuery));
-      const status = await query(() => handle.query(turnStatusQuery));
-      if (signal.aborted) break;
-      progress.update(attempts, callStatusOf(status));
-      if (status.phase === 'tools' && status.tools && !toolsShown.has(status.step)) {
-        toolsShown.add(status.step);
-        progress.note(
-          `step ${status.step}: tools ${status.tools.map((t) => `${t.name} (${t.activityId})`).join(', ')}`,
-        );
-      }
-    } catch {
-      // No worker has run the turn yet, or the query timed out: followCall's worker watch says so if it lasts.
-    }
-    await pause(POLL_MS, signal);
-  }
-}
-
-function callStatusOf(status: TurnStatus): CallStatus | undefined {
-  if (status.callId === undefined) return undefined;
-  return {
-    callId: status.callId,
-    state: status.phase === 'waiting' ? 'waiting' : 'attempting',
-    attempt: status.attempt ?? 0,
-    backend: status.backend ?? 0,
-    model: status.model ?? '',
-    ...(status.waitingUntil ? { waitingUntil: status.waitingUntil } : {}),
-  };
-}
-
-async function finish(outcome: TurnOutcome, json: boolean, streamed?: StreamPrinter): Promise<number> {
-  if (json) {
-    process.stdout.write(`${JSON.stringify(outcome)}\n`);
-  } else {
-    for (const step of outcome.steps ?? []) {
-      for (const tool of step.tools) {
-        say(
-          `step ${step.step} [${tool.activityId}] tool ${tool.name}: ${tool.outcome}${tool.error ? ` (${tool.error})` : ''}`,
-        );
-      }
-    }
-    if (streamed) await streamed.end(outcome.text);
-    else if (outcome.text)
-      process.stdout.write(outcome.text.endsWith('\n') ? outcome.text : `${outcome.text}\n`);
-    say(summary(outcome));
-  }
-  return outcome.status === 'succeeded' ? 0 : 1;
-}
-
-function summary(outcome: TurnOutcome): string {
-  const steps = outcome.steps?.length;
-  const n = outcome.attempts.length;
-  const first = outcome.attempts[0]?.startedAt;
-  const last = outcome.attempts.at(-1)?.endedAt;
-  const took = first && last ? ` in ${formatMs(Date.parse(last) - Date.parse(first))}` : '';
-  const counts = `${steps !== undefined ? `${steps} step${steps === 1 ? '' : 's'}, ` : ''}${n} model attempt${n === 1 ? '' : 's'}`;
-  const runs = outcome.runs > 1 ? `, ${outcome.runs} runs` : '';
-  const why = outcome.stopReason ?? outcome.closedAs ?? outcome.message ?? 'unknown';
-  return `turn ${outcome.status} (${why}) after ${counts}${runs}${took}; workflow ${outcome.workflowId}`;
 }

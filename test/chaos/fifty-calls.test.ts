@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok, slow } from '../../loopback/index.js';
-import { chaosFixture, settleCall } from '../harness/chaos.js';
-import type { ChaosFixture } from '../harness/chaos.js';
+import { settleCall } from '../harness/chaos.js';
 import { until } from '../harness/processes.js';
-import type { WorkerProcess } from '../harness/processes.js';
+import { useChaosFixture } from '../harness/fixture.js';
 
 const CALLS = 50;
 /** Every call needs at least this many requests: a 502, a slow 503, then the answer. */
 const MIN_REQUESTS_PER_CALL = 3;
 
 describe('fifty concurrent calls while workers are killed -9 twice', () => {
-  let fx: ChaosFixture;
-  let first: WorkerProcess[];
-  beforeAll(async () => {
-    fx = await chaosFixture();
-    first = await Promise.all([fx.startWorker(), fx.startWorker()]);
-  });
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const { fx, workers: first } = useChaosFixture({ workers: 2 });
 
   it('completes every call, with one attempt record per request the provider saw', async () => {
     const ids = Array.from({ length: CALLS }, (_, i) => `call-${i + 1}`);

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok, slow } from '../../loopback/index.js';
-import { chaosFixture, settleCall } from '../harness/chaos.js';
-import type { ChaosFixture } from '../harness/chaos.js';
+import { settleCall } from '../harness/chaos.js';
 import { isAlive, until } from '../harness/processes.js';
-import type { WorkerProcess } from '../harness/processes.js';
+import { useChaosFixture } from '../harness/fixture.js';
 
 describe('the dev server killed -9 mid-call and restarted on the same SQLite file', () => {
-  let fx: ChaosFixture;
-  let workers: WorkerProcess[];
-  beforeAll(async () => {
-    fx = await chaosFixture();
-    workers = await Promise.all([fx.startWorker(), fx.startWorker()]);
-  });
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const { fx, workers } = useChaosFixture({ workers: 2 });
 
   it('loses nothing: the workers reconnect on their own and every known call completes', async () => {
     // Three calls in a durable wait and three with a request in flight when the server dies.

@@ -1,14 +1,13 @@
 import protoPackage from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventTimeMs } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { hang, ok } from '../../loopback/index.js';
 import { HEARTBEAT_TIMEOUT_MS } from '../../workflows/call/model-call.js';
-import { chaosFixture, settleCall } from '../harness/chaos.js';
-import type { ChaosFixture } from '../harness/chaos.js';
+import { settleCall } from '../harness/chaos.js';
 import { story } from '../harness/model-call.js';
 import { until } from '../harness/processes.js';
-import type { WorkerProcess } from '../harness/processes.js';
+import { useChaosFixture } from '../harness/fixture.js';
 
 const proto = protoPackage.temporal;
 
@@ -16,15 +15,7 @@ const proto = protoPackage.temporal;
 const ATTEMPT_TIMEOUT_MS = 120_000;
 
 describe('a worker killed -9 during an in-flight request', () => {
-  let fx: ChaosFixture;
-  let workers: WorkerProcess[];
-  beforeAll(async () => {
-    fx = await chaosFixture();
-    workers = await Promise.all([fx.startWorker(), fx.startWorker()]);
-  });
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const { fx, workers } = useChaosFixture({ workers: 2 });
 
   it('is noticed by the heartbeat timeout, recorded as WorkerLost, and the request is sent once more', async () => {
     fx.lp.script('in-request', [hang(), ok('from the survivor')]);

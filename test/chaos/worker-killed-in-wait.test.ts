@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventTimeMs } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok } from '../../loopback/index.js';
-import { chaosFixture, settleCall, workflowTaskIdentity } from '../harness/chaos.js';
-import type { ChaosFixture } from '../harness/chaos.js';
+import { settleCall, workflowTaskIdentity } from '../harness/chaos.js';
 import { until } from '../harness/processes.js';
-import type { WorkerProcess } from '../harness/processes.js';
 import { story } from '../harness/model-call.js';
+import { useChaosFixture } from '../harness/fixture.js';
 
 /** A dead worker's sticky queue takes up to 10 s to give up; the contract allows 15 s after the wait's end. */
 const RESUME_GRACE_MS = 15_000;
 const WAIT_MS = 8000;
 
 describe('a worker killed -9 during a durable wait', () => {
-  let fx: ChaosFixture;
-  let workers: WorkerProcess[];
-  beforeAll(async () => {
-    fx = await chaosFixture();
-    workers = await Promise.all([fx.startWorker(), fx.startWorker()]);
-  });
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const { fx, workers } = useChaosFixture({ workers: 2 });
 
   it('is replaced by another worker that finishes the call without repeating an attempt', async () => {
     fx.lp.script('in-wait', [fail(502), ok('after the wait')]);

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { subscribeCallStream } from '../../client/call-stream.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { ok } from '../../loopback/index.js';
 import type { ModelCallFailedDetails } from '../../common/call.js';
-import { chaosFixture, settleCall } from '../harness/chaos.js';
-import type { ChaosFixture } from '../harness/chaos.js';
+import { settleCall } from '../harness/chaos.js';
 import { until } from '../harness/processes.js';
-import type { WorkerProcess } from '../harness/processes.js';
+import { useChaosFixture } from '../harness/fixture.js';
 
 describe('a worker killed -9 in the middle of a streamed answer', () => {
-  let fx: ChaosFixture;
-  let workers: WorkerProcess[];
-  beforeAll(async () => {
-    fx = await chaosFixture();
-    workers = await Promise.all([fx.startWorker(), fx.startWorker()]);
-  });
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const { fx, workers } = useChaosFixture({ workers: 2 });
 
   it('ends stream-interrupted with the text that reached the stream, and the request is never sent again', async () => {
     const chunks = Array.from({ length: 400 }, (_, i) => `w${i} `);

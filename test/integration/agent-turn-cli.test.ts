@@ -1,28 +1,12 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TurnOutcome } from '../../client/agent-turn-client.js';
 import { fail, ok, toolCall } from '../../loopback/index.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { runCli } from '../harness/cli.js';
-import { modelCallFixture } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
+import { useFixture } from '../harness/fixture.js';
 
 describe('model-retry turn', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  let env: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-    env = {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      MODEL_RETRY_TASK_QUEUE: worker.taskQueue,
-    };
-  });
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const { fx, env } = useFixture();
 
   it('runs a turn with a tool call and an outage: exit 0 and one JSON object with steps and attempts', async () => {
     const m = fx.model();

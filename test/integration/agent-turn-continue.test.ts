@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fail, ok, toolCall } from '../../loopback/index.js';
 import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../common/search-attributes.js';
 import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import { finishTurn, runTurn } from '../harness/agent-turn.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';
-import { ownServerFixture } from '../harness/own-server.js';
-import type { OwnServerFixture } from '../harness/own-server.js';
+import { useOwnServer } from '../harness/fixture.js';
 
 /**
  * The suite's shared dev server keeps Temporal's default continue-as-new suggestion (thousands of events), so
@@ -14,18 +13,10 @@ import type { OwnServerFixture } from '../harness/own-server.js';
  * as a chain of several runs.
  */
 describe('a long agent turn continues as new when Temporal suggests it', () => {
-  let fx: OwnServerFixture;
   const taskQueue = 'agent-turn-continue';
-
-  beforeAll(async () => {
-    fx = await ownServerFixture({
-      extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=30'],
-      taskQueue,
-    });
-  });
-
-  afterAll(async () => {
-    await fx?.close();
+  const fx = useOwnServer({
+    extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=30'],
+    taskQueue,
   });
 
   it('keeps the messages, the attempts, the call counter and the deadline across runs', async () => {

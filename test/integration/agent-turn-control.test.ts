@@ -1,27 +1,16 @@
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { always, fail, ok, rateLimited, toolCall } from '../../loopback/index.js';
 import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { extendDeadlineUpdate, turnStatusQuery } from '../../workflows/turn/turn-state.js';
-import { modelCallFixture, story } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
-import { replayAll } from '../harness/replay.js';
+import { story } from '../harness/model-call.js';
 import { finishTurn, runTurn, until } from '../harness/agent-turn.js';
+import { useFixture } from '../harness/fixture.js';
 
 describe('an agent turn under one deadline, controlled while it runs', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('rides out a provider outage in the middle of the turn with durable waits', async () => {
     const m = fx.model();

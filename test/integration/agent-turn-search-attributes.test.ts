@@ -1,5 +1,5 @@
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { eventTypeName } from '../../client/history-format.js';
 import type { RunSummary } from '../../client/list-runs.js';
@@ -14,10 +14,7 @@ import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import { runTurn, until } from '../harness/agent-turn.js';
 import type { TurnRun } from '../harness/agent-turn.js';
 import { runCli } from '../harness/cli.js';
-import { modelCallFixture } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import { replayAll } from '../harness/replay.js';
-import type { TestWorker } from '../harness/temporal.js';
+import { useFixture } from '../harness/fixture.js';
 
 /** The search attributes a turn's (last) run carries. */
 async function attributes(run: Pick<TurnRun, 'handle'>) {
@@ -37,16 +34,7 @@ async function upserts(run: Pick<TurnRun, 'handle'>): Promise<number> {
 }
 
 describe('findable turns: an agent turn sets the search attributes once when it stops, and `list` shows it', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('sets them over every call of the turn, and `list` finds the turn by its stop reason', async () => {
     const m = fx.model();

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok, toolCall } from '../../loopback/index.js';
 import type { Step } from '../../loopback/index.js';
-import { modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
-import { replayAll } from '../harness/replay.js';
 import { finishTurn, runTurn } from '../harness/agent-turn.js';
 import { agentTurnWorkflow } from '../../workflows/turn/agent-turn.js';
 import { MAX_TURN_PAYLOAD_BYTES } from '../../workflows/turn/turn-input.js';
+import { useFixture } from '../harness/fixture.js';
 
 /** The messages of the provider request `n` (0-based) for model `id`. */
 function sentMessages(
@@ -22,16 +20,7 @@ function sentMessages(
 }
 
 describe('an agent turn calls tools', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('runs one tool call, gives its result to the model, and ends on the final answer', async () => {
     const m = fx.model();

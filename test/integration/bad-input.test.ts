@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallOutcome } from '../../cli/call-outcome.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
@@ -10,10 +9,8 @@ import { fail, ok } from '../../loopback/index.js';
 import { InvalidModelCallInputError } from '../../workflows/call/call-input.js';
 import { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import { runCli } from '../harness/cli.js';
-import { finishCall, modelCallFixture, runCall, story } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import { replayAll } from '../harness/replay.js';
-import type { TestWorker } from '../harness/temporal.js';
+import { finishCall, runCall, story } from '../harness/model-call.js';
+import { useFixture, useTempDir } from '../harness/fixture.js';
 
 const MB = 1024 * 1024;
 
@@ -23,24 +20,10 @@ const MB = 1024 * 1024;
  * task retries, never a provider paid again for the same mistake.
  */
 describe('bad input is refused clearly, once', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  const dir = mkdtempSync(join(tmpdir(), 'model-retry-bad-input-'));
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { fx, worker, env } = useFixture();
+  const dir = useTempDir('model-retry-bad-input-');
 
-  const cliEnv = () => ({
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-    MODEL_RETRY_TASK_QUEUE: worker.taskQueue,
-  });
+  const cliEnv = () => env;
   const notStarted = async (workflowId: string) =>
     expect(fx.temporal.client.workflow.getHandle(workflowId).describe()).rejects.toThrow(/not found/i);
 

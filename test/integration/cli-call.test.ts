@@ -1,41 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { readCallHistory } from '../../client/history-reader.js';
 import type { CallOutcome } from '../../cli/call-outcome.js';
 import { fail, ok } from '../../loopback/index.js';
 import { statusQuery } from '../../workflows/call/call-log.js';
 import { runCli, spawnCli } from '../harness/cli.js';
-import { modelCallFixture, story, TEST_API_KEY } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
+import { story, TEST_API_KEY } from '../harness/model-call.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 import type { TestWorker } from '../harness/temporal.js';
+import { useFixture, useTempDir } from '../harness/fixture.js';
+import { until as untilValue } from '../harness/processes.js';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Waits until `probe` gives a value (a thrown error counts as not yet), every 100 ms for 20 s at most. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000) =>
+  untilValue(what, probe, timeoutMs, 100);
 
 describe('model-retry call, cancel and worker --providers against a real server', () => {
-  let fx: ModelCallFixture;
+  const { fx } = useFixture({ worker: false });
   const workers: TestWorker[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'model-retry-cli-'));
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-  });
-  afterAll(async () => {
-    await fx?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const dir = useTempDir('model-retry-cli-');
 
   /** A worker on a task queue of its own, and the CLI's environment pointing at it. */
   async function worker(taskQueue?: string) {

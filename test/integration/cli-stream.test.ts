@@ -1,27 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok, toolCall } from '../../loopback/index.js';
 import { runCli, spawnCli } from '../harness/cli.js';
-import { modelCallFixture } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 
 const WORDS = Array.from({ length: 12 }, (_, i) => `word${i} `);
 
 describe('model-retry call --stream', () => {
-  let fx: ModelCallFixture;
-  let env: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    const worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-    env = {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      MODEL_RETRY_TASK_QUEUE: worker.taskQueue,
-    };
-  });
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const { fx, env } = useFixture();
 
   it('prints the text on stdout while it arrives, then the summary', async () => {
     const m = fx.model();

@@ -1,31 +1,28 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CallReport } from '../../client/call-report.js';
 import { fail, ok, rateLimited } from '../../loopback/index.js';
 import { runCli } from '../harness/cli.js';
-import { modelCallFixture, runCall } from '../harness/model-call.js';
-import type { CallRun, ModelCallFixture } from '../harness/model-call.js';
-import { replayAll } from '../harness/replay.js';
+import { runCall } from '../harness/model-call.js';
+import type { CallRun } from '../harness/model-call.js';
+import { useFixture, useTempDir } from '../harness/fixture.js';
 
 const execFileAsync = promisify(execFile);
 
 describe('model-retry history: after the worker is gone, from exports, as an HTML page', () => {
-  let fx: ModelCallFixture;
+  const { fx, worker } = useFixture();
   let run: CallRun;
   let deadlineRun: CallRun;
-  const dir = mkdtempSync(join(tmpdir(), 'model-retry-history-'));
+  const dir = useTempDir('model-retry-history-');
   const env = () => ({
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_NAMESPACE: inject('temporalNamespace'),
   });
 
   beforeAll(async () => {
-    fx = await modelCallFixture();
-    const worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
     const m = fx.model();
     fx.lp.script(m.id, [fail(502), rateLimited(1), ok('the answer')]);
     run = await runCall(fx, worker, { model: m.name, prompt: 'hi', retry: { waits: [20, 40] } });
@@ -38,11 +35,6 @@ describe('model-retry history: after the worker is gone, from exports, as an HTM
     });
     // No worker from here on: everything below reads the event history alone.
     await worker.stop();
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('reads a closed workflow with no worker running: the same records as the workflow kept', async () => {

@@ -1,15 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
 import { freePort } from '../../worker/free-port.js';
 import { fail, ok } from '../../loopback/index.js';
 import { spawnCli } from '../harness/cli.js';
 import type { SpawnedCli } from '../harness/cli.js';
-import { finishCall, modelCallFixture, TEST_API_KEY } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
+import { finishCall, TEST_API_KEY } from '../harness/model-call.js';
+import { useFixture, useTempDir } from '../harness/fixture.js';
 
 /** The value of the Prometheus sample `name{...}` whose labels include every one of `labels`. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -23,19 +22,14 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 }
 
 describe('Prometheus metrics from `model-retry worker --metrics`', () => {
-  let fx: ModelCallFixture;
+  const { fx } = useFixture({ worker: false });
   let worker: SpawnedCli | undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'model-retry-metrics-'));
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-  });
+  const dir = useTempDir('model-retry-metrics-');
   afterAll(async () => {
     if (worker && worker.child.exitCode === null) {
       worker.child.kill('SIGINT');
       await worker.exited;
     }
-    await fx?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('serves Temporal runtime metrics and our own counters of attempts, waits and stop reasons', async () => {

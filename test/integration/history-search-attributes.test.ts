@@ -3,7 +3,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { eventTypeName } from '../../client/history-format.js';
 import type { RunSummary } from '../../client/list-runs.js';
 import { startModelCall } from '../../client/model-call-client.js';
@@ -16,21 +16,15 @@ import {
   STOP_REASON,
 } from '../../common/search-attributes.js';
 import { runCli } from '../harness/cli.js';
-import { finishCall, modelCallFixture, runCall } from '../harness/model-call.js';
-import type { CallRun, ModelCallFixture } from '../harness/model-call.js';
-import { replayAll } from '../harness/replay.js';
-import type { TestWorker } from '../harness/temporal.js';
+import { finishCall, runCall } from '../harness/model-call.js';
+import type { CallRun } from '../harness/model-call.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
+import { useFixture } from '../harness/fixture.js';
+import { until as untilValue } from '../harness/processes.js';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Waits until `probe` gives a value (a thrown error counts as not yet), every 200 ms for 30 s at most. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) =>
+  untilValue(what, probe, timeoutMs, 200);
 
 /** The event types after the last attempt activity closed, in order. */
 function typesAfterLastAttempt(run: Pick<CallRun, 'history'>): string[] {
@@ -40,16 +34,7 @@ function typesAfterLastAttempt(run: Pick<CallRun, 'history'>): string[] {
 }
 
 describe('findable runs: search attributes set once when a call stops, and `model-retry list`', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   const attributes = async (run: Pick<CallRun, 'handle'>) => {
     const sa = (await run.handle.describe()).typedSearchAttributes;

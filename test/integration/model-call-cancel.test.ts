@@ -1,34 +1,17 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fail, hang, ok, slow } from '../../loopback/index.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
-import { finishCall, modelCallFixture } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import { replayAll } from '../harness/replay.js';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { finishCall } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
+import { until } from '../harness/agent-turn.js';
 
 describe('cancelling a durable model call, and losing its worker', () => {
-  let fx: ModelCallFixture;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx } = useFixture({ worker: false });
 
   it('ends a wait at once when cancelled, and no further request reaches the provider', async () => {
     const worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cutMidBody, dropBeforeResponse, echoAuth, fail, ok, slow } from '../../loopback/index.js';
 import { checkModelCall, startModelCall } from '../../client/model-call-client.js';
 import { InvalidRetryPlanError } from '../../policy/index.js';
-import { modelCallFixture, runCall, story, TEST_API_KEY } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
-import { replayAll } from '../harness/replay.js';
+import { runCall, story, TEST_API_KEY } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 
 describe('a durable model call classifies what went wrong', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('refuses an invalid plan before anything starts, naming the field', async () => {
     const m = fx.model();

@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fail, malformed, ok, rateLimited } from '../../loopback/index.js';
 import { eventTypeName } from '../../client/history-format.js';
-import { modelCallFixture, runCall, story } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
-import { replayAll } from '../harness/replay.js';
+import { runCall, story } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 
 describe('a durable model call retries by its plan', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('fails twice, then answers on the third attempt after waits of 10 and 30 ms', async () => {
     const m = fx.model();

@@ -1,6 +1,6 @@
 import type { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fail, ok } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';
@@ -8,11 +8,10 @@ import type { CallStreamItem } from '../../client/call-stream.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
-import { finishCall, modelCallFixture } from '../harness/model-call.js';
+import { finishCall } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
-import { replayAll } from '../harness/replay.js';
 import { until as untilValue } from '../harness/processes.js';
+import { useFixture } from '../harness/fixture.js';
 
 /** Waits until `probe` holds (20 s at most, checked every 20 ms). */
 const until = (what: string, probe: () => boolean | Promise<boolean>) =>
@@ -44,16 +43,7 @@ function collect(fx: ModelCallFixture, workflowId: string, fromOffset = 0) {
 }
 
 describe('streamed model calls', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('delivers every delta of a stream that completes, and the result holds the same text', async () => {
     const m = fx.model();

@@ -3,17 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { CallOutcome } from '../../cli/call-outcome.js';
 import { echoAuth, fail, ok } from '../../loopback/index.js';
 import { runCli } from '../harness/cli.js';
-import { modelCallFixture, runCall, TEST_SECRETS } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
+import { runCall, TEST_SECRETS } from '../harness/model-call.js';
 import { startWorkerProcess } from '../harness/processes.js';
-import { replayAll } from '../harness/replay.js';
 import { findLeaks } from '../harness/secret-scan.js';
 import { leakNeedles } from '../harness/secrets.js';
-import type { TestWorker } from '../harness/temporal.js';
+import { useFixture } from '../harness/fixture.js';
 
 /** The part of an exported history event this file edits. */
 interface FailedEvent {
@@ -30,17 +28,8 @@ interface FailedEvent {
  * (`no-secrets-setup.ts`); here each scenario also checks that the echo really reached the history, scrubbed.
  */
 describe('no credential ever reaches a history, whatever the provider echoes', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
+  const { fx, worker } = useFixture();
   const needles = leakNeedles(TEST_SECRETS);
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
 
   it.each([
     [401, 'local', 'authorization', `Bearer ${TEST_SECRETS.apiKey}`],

@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { subscribeCallStream } from '../../client/call-stream.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { ok } from '../../loopback/index.js';
-import { ownServerFixture } from '../harness/own-server.js';
-import type { OwnServerFixture } from '../harness/own-server.js';
+import { useOwnServer } from '../harness/fixture.js';
 
 /**
  * Every subscriber poll is a workflow update, and Temporal allows a run only so many (2,000 by default). This file
  * runs its own dev server with the allowance lowered to a few, so a streamed answer outlasts it.
  */
 describe('a stream that outlasts the updates Temporal allows a run', () => {
-  let fx: OwnServerFixture;
-  beforeAll(async () => {
-    fx = await ownServerFixture({
-      extraArgs: ['--dynamic-config-value', 'history.maxTotalUpdates=6'],
-      taskQueue: 'stream-update-limit',
-    });
-  });
-  afterAll(async () => {
-    await fx?.close();
+  const fx = useOwnServer({
+    extraArgs: ['--dynamic-config-value', 'history.maxTotalUpdates=6'],
+    taskQueue: 'stream-update-limit',
   });
 
   it('still gives a subscriber from the start every delta, read from history once the run has closed', async () => {

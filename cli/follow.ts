@@ -1,49 +1,60 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { attemptsQuery, statusQuery } from '../workflows/call/call-log.js';
-import { fetchDecodedHistory } from '../client/decode-history.js';
-import { readCallHistory } from '../client/history-reader.js';
-import { outcomeOf } from './call-outcome.js';
-import type { CallOutcome } from './call-outcome.js';
 import type { ProgressPrinter } from './progress.js';
 import { hasWorkflowPoller, pause } from './session.js';
 import type { Session } from './session.js';
 
-/** How often progress is read through the `status` and `attempts` queries (queries add no history events). */
+/** How often progress is read through queries (queries add no history events). */
 export const POLL_MS = 300;
-/** How long a call may go without any worker polling its task queue before the CLI says so. */
+/** How long a run may go without any worker polling its task queue before the CLI says so. */
 export const NO_WORKER_GRACE_MS = 3000;
 const WATCH_MS = 5000;
-const QUERY_TIMEOUT_MS = 3000;
+/** How long one progress query may take: a run whose workflow task waits for a worker answers none. */
+export const QUERY_TIMEOUT_MS = 3000;
 
-/** How following a call ended. */
-export type Followed =
-  | { kind: 'closed'; outcome: CallOutcome }
-  /** Ctrl-C: the CLI let go; the call goes on. */
+/** How following a call or a turn ended. */
+export type Followed<O> =
+  | { kind: 'closed'; outcome: O }
+  /** Ctrl-C: the CLI let go; the run goes on. */
   | { kind: 'detached' }
-  /** The CLI lost the call (connection to Temporal lost, ...); the call goes on. */
+  /** The CLI lost the run (connection to Temporal lost, ...); the run goes on. */
   | { kind: 'lost'; error: unknown };
 
-export interface FollowOptions {
+/** Runs one query under the abort signal of the follow and `QUERY_TIMEOUT_MS`. */
+export type BoundedQuery = <T>(run: () => Promise<T>) => Promise<T>;
+
+export interface FollowOptions<O> {
   session: Session;
   handle: WorkflowHandle;
-  /** The call's task queue, watched for pollers. */
+  /** The run's task queue, watched for pollers. */
   taskQueue: string;
   /** Progress lines; absent with `--json`. */
   progress?: ProgressPrinter;
+  /**
+   * Reads the run's progress once into `progress` (one query at a time, through `query`); prints nothing once
+   * `signal` has aborted. A failure (no worker yet, a timeout) is retried after a longer pause.
+   */
+  readProgress(
+    handle: WorkflowHandle,
+    query: BoundedQuery,
+    progress: ProgressPrinter,
+    signal: AbortSignal,
+  ): Promise<void>;
+  /** The outcome of the closed run from its history, or `undefined` if it is still running. */
+  closedOutcome(): Promise<O | undefined>;
   /** Prints a warning line. */
   warn(line: string): void;
 }
 
 /**
- * Waits for a call to close, reading progress meanwhile and warning while no worker polls its task queue.
- * Ctrl-C (SIGINT) detaches and never cancels the call.
+ * Waits for a call or turn to close, reading progress meanwhile and warning while no worker polls its task
+ * queue. Ctrl-C (SIGINT) detaches and never cancels the run.
  */
-export async function followCall(options: FollowOptions): Promise<Followed> {
+export async function follow<O>(options: FollowOptions<O>): Promise<Followed<O>> {
   const { session, handle } = options;
   const stop = new AbortController();
   let onSigint: () => void = () => undefined;
-  const detached = new Promise<Followed>((resolve) => {
+  const detached = new Promise<Followed<O>>((resolve) => {
     onSigint = () => resolve({ kind: 'detached' });
     process.once('SIGINT', onSigint);
   });
@@ -55,13 +66,13 @@ export async function followCall(options: FollowOptions): Promise<Followed> {
         if (!(error instanceof WorkflowFailedError)) throw error;
       },
     )
-    .then(async (): Promise<Followed> => {
-      const outcome = await closedOutcome(handle);
+    .then(async (): Promise<Followed<O>> => {
+      const outcome = await options.closedOutcome();
       return outcome ? { kind: 'closed', outcome } : { kind: 'lost', error: new Error('still running') };
     })
-    .catch((error: unknown): Followed => ({ kind: 'lost', error }));
+    .catch((error: unknown): Followed<O> => ({ kind: 'lost', error }));
   const background = [
-    options.progress ? pollProgress(session, handle, options.progress, stop.signal) : Promise.resolve(),
+    options.progress ? pollProgress(options, options.progress, stop.signal) : Promise.resolve(),
     watchWorkers(options, stop.signal),
   ];
   try {
@@ -73,28 +84,20 @@ export async function followCall(options: FollowOptions): Promise<Followed> {
   }
 }
 
-/** The outcome of a call from its history alone (no worker needed), or `undefined` while it runs. */
-export async function closedOutcome(handle: WorkflowHandle): Promise<CallOutcome | undefined> {
-  return outcomeOf(handle.workflowId, readCallHistory(await fetchDecodedHistory(handle)));
-}
-
-async function pollProgress(
-  session: Session,
-  handle: WorkflowHandle,
+async function pollProgress<O>(
+  options: FollowOptions<O>,
   progress: ProgressPrinter,
   signal: AbortSignal,
 ): Promise<void> {
-  const { connection } = session;
+  const { connection } = options.session;
   // One query at a time: queries wait in a small per-workflow buffer while a workflow task is pending, and
   // the server refuses more (RESOURCE_EXHAUSTED) than it holds.
-  const query = <T>(run: () => Promise<T>) =>
+  const query: BoundedQuery = (run) =>
     connection.withAbortSignal(signal, () => connection.withDeadline(Date.now() + QUERY_TIMEOUT_MS, run));
   while (!signal.aborted) {
     let answered = false;
     try {
-      const attempts = await query(() => handle.query(attemptsQuery));
-      const status = await query(() => handle.query(statusQuery));
-      if (!signal.aborted) progress.update(attempts, status);
+      await options.readProgress(options.handle, query, progress, signal);
       answered = true;
     } catch {
       // No worker has run the workflow yet, or the query timed out: the worker watch says so if it lasts.
@@ -103,7 +106,7 @@ async function pollProgress(
   }
 }
 
-async function watchWorkers(options: FollowOptions, signal: AbortSignal): Promise<void> {
+async function watchWorkers<O>(options: FollowOptions<O>, signal: AbortSignal): Promise<void> {
   const { session, taskQueue } = options;
   await pause(NO_WORKER_GRACE_MS, signal);
   let warned = false;
