@@ -1,31 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallOutcome } from '../../cli/call-outcome.js';
 import { fail, ok } from '../../loopback/index.js';
 import { runCli } from '../harness/cli.js';
-import { modelCallFixture } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
+import { useFixture, useTempDir } from '../harness/fixture.js';
 
 describe('a call whose history is larger than a gRPC message by default (4 MB)', () => {
-  let fx: ModelCallFixture;
-  const dir = mkdtempSync(join(tmpdir(), 'model-retry-large-'));
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-  });
-  afterAll(async () => {
-    await fx?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { fx, env } = useFixture();
+  const dir = useTempDir('model-retry-large-');
 
   it('is followed to its end by `call` and read back by `history`, without losing touch', async () => {
-    const w = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-    const env = {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      MODEL_RETRY_TASK_QUEUE: w.taskQueue,
-    };
     const m = fx.model();
     fx.lp.script(m.id, [fail(503), fail(503), fail(503), fail(503), ok('made it')]);
     // 1.2 MB of prompt in each of five attempts' inputs: about 6 MB of history, no payload store.
@@ -46,6 +31,5 @@ describe('a call whose history is larger than a gRPC message by default (4 MB)',
     expect(history.stderr).not.toContain('RESOURCE_EXHAUSTED');
     const read = JSON.parse(history.stdout) as { attempts: CallOutcome['attempts'] };
     expect(read.attempts).toEqual(out.attempts);
-    await w.stop();
   });
 });

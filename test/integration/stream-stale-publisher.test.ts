@@ -2,7 +2,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { decodePayloadWire, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import type { PublishInput } from '@temporalio/workflow-streams/workflow';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fail, ok } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';
@@ -10,10 +10,8 @@ import { StreamDeliveries } from '../../client/history-stream.js';
 import { DELTA_TOPIC } from '../../common/stream.js';
 import type { StreamDelta } from '../../common/stream.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
-import { finishCall, modelCallFixture } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
-import { replayAll } from '../harness/replay.js';
+import { finishCall } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 import { until } from '../harness/processes.js';
 
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
@@ -37,16 +35,7 @@ function signalledDeltas(events: readonly { workflowExecutionSignaledEventAttrib
 }
 
 describe('a delta from an attempt the workflow no longer runs', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('never reaches the stream, a subscriber, or the history reader, while the retry streams', async () => {
     const m = fx.model();
