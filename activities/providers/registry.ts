@@ -140,6 +140,7 @@ export function createProviderRegistry(
         ...(adapter.usage === undefined ? {} : { usage: adapter.usage }),
         ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),
         ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),
+        ...(adapter.streamErrorStatus === undefined ? {} : { streamErrorStatus: adapter.streamErrorStatus }),
       };
     },
   };

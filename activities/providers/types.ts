@@ -42,6 +42,11 @@ export interface ResponseReader {
    * only for a documented, tested pattern of that provider. Returns the (possibly extended) observation.
    */
   refineObservation?(error: unknown, observation: Observation): Observation;
+  /**
+   * The HTTP status that the provider's error event inside a stream stands for, by its code or type, when the
+   * event states none (the same error before the stream would have had it). Default: none (`ConnectionLost`).
+   */
+  streamErrorStatus?(error: { code?: string; type?: string }): number | undefined;
 }
 
 /** A provider type: builds models and reads their responses. */
