@@ -37,12 +37,13 @@ export function openaiStreamErrorStatus(error: { code?: string; type?: string })
 }
 
 export const openaiCompatibleAdapter: ProviderAdapter = {
-  languageModel({ name, config, apiKey, baseURL, modelId }) {
+  languageModel({ name, config, apiKey, baseURL, modelId, fetch }) {
     return createOpenAICompatible({
       name,
       baseURL,
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(config.headers === undefined ? {} : { headers: config.headers }),
+      fetch,
     }).chatModel(modelId);
   },
   usage: usageFromOpenAIRaw,
@@ -63,13 +64,14 @@ export const openaiAdapter: ProviderAdapter = {
     baseURLEnv: 'OPENAI_BASE_URL',
     baseURL: 'https://api.openai.com/v1',
   },
-  languageModel({ name, config, apiKey, baseURL, modelId }) {
+  languageModel({ name, config, apiKey, baseURL, modelId, fetch }) {
     // baseURL and apiKey are always given for this type, so the SDK never reads process.env itself.
     return createOpenAI({
       name,
       baseURL,
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(config.headers === undefined ? {} : { headers: config.headers }),
+      fetch,
     }).chat(modelId);
   },
   usage: usageFromOpenAIRaw,

@@ -17,6 +17,8 @@ import {
 } from './config.js';
 import type { ProviderConfig, ProvidersConfig } from './config.js';
 import { credentialFix, hasCredentials } from './credentials.js';
+import { createProviderFetch } from './transport.js';
+import type { TransportOptions } from './transport.js';
 
 /** The environment keys are read from. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -70,6 +72,11 @@ export interface RegistryOptions {
   env?: Env;
   /** Names the config in messages (the providers file's path). */
   source?: string;
+  /**
+   * The transport's own limits on provider requests. @default none: only the attempt's timeout bounds a request
+   * (Node's fetch would give up after 300 s on headers and on bodies).
+   */
+  transport?: TransportOptions;
 }
 
 /** The key of `provider`, read from `env` now: `undefined` when the config names no variable and needs none. */
@@ -139,6 +146,8 @@ export function createProviderRegistry(
   const checked = parseProvidersConfig(config, options.source);
   const all: ProvidersConfig = { ...checked, ...withoutKeys(BUILTIN_PROVIDERS, Object.keys(checked)) };
   const env = (): Env => options.env ?? process.env;
+  // One dispatcher (connection pool) for every model of this registry.
+  const fetch = createProviderFetch(options.transport);
   return {
     names: () => Object.keys(all),
     resolve(model) {
@@ -166,7 +175,7 @@ export function createProviderRegistry(
       return {
         provider,
         modelId,
-        model: adapter.languageModel({ name: provider, config: sent, apiKey, baseURL, modelId }),
+        model: adapter.languageModel({ name: provider, config: sent, apiKey, baseURL, modelId, fetch }),
         secrets,
         ...(adapter.usage === undefined ? {} : { usage: adapter.usage }),
         ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),

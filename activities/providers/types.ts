@@ -18,6 +18,8 @@ export interface ModelSpec {
   baseURL: string;
   /** The model part of `provider:model`. */
   modelId: string;
+  /** The `fetch` the provider's SDK sends with (see `transport.ts`). */
+  fetch: typeof globalThis.fetch;
 }
 
 /** Where a built-in provider type looks when its config says nothing. */
