@@ -1,7 +1,8 @@
 /**
- * Messages that go into history: bounded and scrubbed. No API key, no `Authorization` / `x-api-key` value, no
- * bearer token, nothing that looks like an OpenAI or Anthropic key. Callers pass only an error's message,
- * never a request body (`requestBodyValues`) or a raw response body.
+ * Messages that go into history: bounded and scrubbed. No API key, no value of a credential header or query
+ * parameter (`Authorization`, `cf-aig-authorization`, `x-auth`, `*-key`, `*-token`, `*-secret`, `?key=`), no
+ * bearer token, no user and password of a URL, nothing that looks like an OpenAI or Anthropic key. Callers pass
+ * only an error's message, never a request body (`requestBodyValues`) or a raw response body.
  */
 
 /** The longest message a failure carries. */
@@ -15,7 +16,48 @@ const REDACTED = '[redacted]';
 /** Secrets shorter than this are not searched for (they would blank ordinary words). */
 const MIN_SECRET_CHARS = 6;
 
+/**
+ * The words that make a header or query parameter name a credential when the name, split at `-` and `_`, has
+ * one of them: `authorization`, `cf-aig-authorization`, `x-auth`, `x-api-key`, `x-goog-api-key`,
+ * `ocp-apim-subscription-key`, `x-proxy-token`, `private-token`, `x-client-secret`, `cookie`, `sig`.
+ */
+const CREDENTIAL_WORDS = [
+  'authorization',
+  'authentication',
+  'auth',
+  'key',
+  'apikey',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'credential',
+  'credentials',
+  'cookie',
+  'signature',
+  'sig',
+  'session',
+] as const;
+
+const CREDENTIAL_WORD_SET: ReadonlySet<string> = new Set(CREDENTIAL_WORDS);
+
+/** Whether a header (or query parameter) name carries a credential, by its words (see `CREDENTIAL_WORDS`). */
+export function isCredentialName(name: string): boolean {
+  return name
+    .toLowerCase()
+    .split(/[-_]/)
+    .some((word) => CREDENTIAL_WORD_SET.has(word));
+}
+
+/** `name: value`, `"name":"value"`, `name=value` (a query too) for any credential name; a scheme is kept. */
+const CREDENTIAL_PAIR = new RegExp(
+  String.raw`\b((?:[a-z0-9]+[-_])*(?:${CREDENTIAL_WORDS.join('|')}))(["']?\s*[:=]\s*["']?)((?:bearer|basic|token)\s+)?[^\s"',;}&#]+`,
+  'gi',
+);
+
 const PATTERNS: readonly (readonly [RegExp, string])[] = [
+  // The user and password of a URL (`http://admin:pass@host/v1`): whatever comes before the `@`.
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, `$1${REDACTED}@`],
   // A credential header echoed as `name: value` / `"name":"value"` / `name=value` (with a scheme or not).
   [
     /\b(authorization|proxy-authorization|x-api-key|api[-_]key)(["']?\s*[:=]\s*["']?)(?:(?:bearer|basic)\s+)?[^\s"',;}]+/gi,
@@ -24,6 +66,8 @@ const PATTERNS: readonly (readonly [RegExp, string])[] = [
   [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`],
   // OpenAI (sk-..., sk-proj-...) and Anthropic (sk-ant-...) style keys.
   [/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED],
+  // Any other credential header or query parameter, by its name's words.
+  [CREDENTIAL_PAIR, `$1$2$3${REDACTED}`],
 ];
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -31,7 +75,12 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 /** `text` with every known secret and every credential-looking token replaced by `[redacted]`. */
 export function scrub(text: string, secrets: readonly string[] = []): string {
   let out = text;
-  const known = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_CHARS))].sort(
+  // A header value such as `Basic dXNlcjpwYXNz` is also searched for without its scheme (it is echoed so too).
+  const withBare = secrets.flatMap((s) => {
+    const bare = /^(?:bearer|basic|token)\s+(\S+)$/i.exec(s.trim())?.[1];
+    return bare === undefined ? [s] : [s, bare];
+  });
+  const known = [...new Set(withBare.filter((s) => s.length >= MIN_SECRET_CHARS))].sort(
     (a, b) => b.length - a.length,
   );
   for (const secret of known) {

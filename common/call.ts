@@ -37,6 +37,8 @@ export interface AttemptRecord {
   failure?: AttemptFailure;
   /** On a failure that another attempt follows: the wait before it in ms (0 for an immediate advance). */
   retryInMs?: number;
+  /** On an answer: the unified finish reason (`stop`, `length`, `tool-calls`, `content-filter`, ...). */
+  finishReason?: string;
   usage?: Usage;
   responseId?: string;
   provider?: string;

@@ -79,6 +79,11 @@ export const anthropicFormat: ProviderFormat = {
     return { type: 'error', error: { type: fields.type ?? defaultType(status), message: fields.message } };
   },
 
+  // Anthropic's documented in-stream error: `event: error` with the same body as an HTTP error.
+  streamError(fields) {
+    return event({ type: 'error', error: { type: fields.type, message: fields.message } });
+  },
+
   wrongShape(ctx) {
     return { id: messageId(ctx), type: 'message', model: ctx.model, note: 'loopback provider: no content' };
   },

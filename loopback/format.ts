@@ -23,6 +23,8 @@ export interface ProviderFormat {
   stream(step: OkStep, ctx: AnswerContext): StreamEvent[];
   /** The JSON body of an error. */
   error(status: number, fields: { type?: string; code?: string; message: string }): unknown;
+  /** The provider's error event inside a stream, encoded. */
+  streamError(fields: { type: string; code?: string; message: string }): string;
   /** Valid JSON that is not an answer (no choices / no content). */
   wrongShape(ctx: AnswerContext): unknown;
   /** Encodes one value as a server-sent event of this API. */

@@ -30,6 +30,7 @@ export {
   quotaExhausted,
   rateLimited,
   slow,
+  streamError,
   toolCall,
 } from './steps.js';
 export type {
@@ -44,5 +45,6 @@ export type {
   Step,
   StepBase,
   StepKind,
+  StreamErrorStep,
   ToolCallSpec,
 } from './steps.js';

@@ -69,6 +69,13 @@ export const openaiFormat: ProviderFormat = {
     };
   },
 
+  // OpenAI reports an error that happens mid-stream as a chunk of its own: `data: {"error": {...}}`.
+  streamError(fields) {
+    return event({
+      error: { message: fields.message, type: fields.type, param: null, code: fields.code ?? null },
+    });
+  },
+
   wrongShape(ctx) {
     return { ...head(ctx, 'chat.completion'), note: 'loopback provider: malformed on purpose (no choices)' };
   },

@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AnswerContext, ProviderFormat, StreamEvent } from './format.js';
-import type { CutStep, EchoAuthStep, MalformedStep, OkStep, Step } from './steps.js';
+import type { CutStep, EchoAuthStep, MalformedStep, OkStep, Step, StreamErrorStep } from './steps.js';
 
 /** One request being answered. */
 export interface Exchange {
@@ -50,6 +50,8 @@ export async function perform(step: Step, ex: Exchange): Promise<Ending> {
     case 'hang':
       await sleep(Number.POSITIVE_INFINITY, ex.signal);
       return 'aborted';
+    case 'stream-error':
+      return streamError(step, ex, extra);
   }
 }
 
@@ -88,10 +90,12 @@ function send(
 async function streamAnswer(step: OkStep, ex: Exchange, extra: Record<string, string>): Promise<Ending> {
   const events = ex.format.stream(step, ex.ctx);
   const stopAt = cutIndex(events, step.cutAfterChunks);
+  const endAt = cutIndex(events, step.endAfterChunks);
   ex.res.writeHead(200, headers(ex, SSE_TYPE, extra));
   ex.res.flushHeaders();
   for (const [i, event] of events.entries()) {
     if (i === stopAt) return destroyAfterFlush(ex, '');
+    if (i === endAt) break;
     const pause = event.delta ? (step.chunkDelayMs ?? 0) : 0;
     if (pause > 0 && !(await sleep(pause, ex.signal))) return 'aborted';
     if (ex.signal.aborted) return 'aborted';
@@ -99,6 +103,27 @@ async function streamAnswer(step: OkStep, ex: Exchange, extra: Record<string, st
     if (event.delta) ex.deltaSent?.();
   }
   ex.res.end();
+  return 'sent';
+}
+
+function streamError(step: StreamErrorStep, ex: Exchange, extra: Record<string, string>): Ending {
+  const message = step.message ?? `loopback provider: scripted ${step.type} inside the stream`;
+  if (!ex.stream) {
+    const body = ex.format.error(400, {
+      message: 'loopback provider: a stream-error step needs a streamed request',
+    });
+    return send(ex, 400, extra, body);
+  }
+  const answer: OkStep = { kind: 'ok', text: step.text ?? 'this answer breaks off with an error' };
+  const events = ex.format.stream(answer, ex.ctx);
+  const errorAt = cutIndex(events, step.afterChunks ?? 0);
+  ex.res.writeHead(200, headers(ex, SSE_TYPE, extra));
+  for (const event of events.slice(0, errorAt)) {
+    ex.res.write(event.text);
+    if (event.delta) ex.deltaSent?.();
+  }
+  const fields = { type: step.type, message, ...(step.code === undefined ? {} : { code: step.code }) };
+  ex.res.end(ex.format.streamError(fields));
   return 'sent';
 }
 

@@ -40,6 +40,30 @@ export interface OkStep extends StepBase {
   chunkDelayMs?: number;
   /** Streaming only: send this many deltas (after the provider's preamble events), then drop the connection. */
   cutAfterChunks?: number;
+  /**
+   * Streaming only: send this many deltas, then end the response cleanly with no finish event (no finish chunk
+   * and no `[DONE]`; no `message_delta` and no `message_stop`), as a proxy that closes a stream early does.
+   */
+  endAfterChunks?: number;
+}
+
+/**
+ * A streamed answer (status 200) that reports the provider's error event inside the stream after `afterChunks`
+ * deltas: OpenAI's `data: {"error": {...}}` chunk, Anthropic's `event: error`. A request that is not streamed
+ * gets a 400 saying the step needs one.
+ */
+export interface StreamErrorStep extends StepBase {
+  kind: 'stream-error';
+  /** The error's type (Anthropic `overloaded_error`, `rate_limit_error`; OpenAI `server_error`). */
+  type: string;
+  /** OpenAI `error.code`. Not sent to Anthropic clients. */
+  code?: string;
+  /** @default a message naming the type */
+  message?: string;
+  /** Deltas of `text` sent before the error. @default 0 */
+  afterChunks?: number;
+  /** @default 'this answer breaks off with an error' */
+  text?: string;
 }
 
 /** An HTTP error with a body in the provider's own error format. */
@@ -104,7 +128,8 @@ export interface HangStep extends StepBase {
 }
 
 /** What the loopback provider does with one request. */
-export type Step = OkStep | ErrorStep | EchoAuthStep | MalformedStep | DropStep | CutStep | HangStep;
+export type Step =
+  OkStep | ErrorStep | EchoAuthStep | MalformedStep | DropStep | CutStep | HangStep | StreamErrorStep;
 export type StepKind = Step['kind'];
 
 type Options<S extends Step, K extends keyof S = never> = Omit<S, 'kind' | K>;
@@ -171,6 +196,11 @@ export function malformed(
   return { kind: 'malformed', shape, ...options } satisfies MalformedStep;
 }
 
+/** The provider's error event inside a streamed answer: `streamError('overloaded_error')`. */
+export function streamError(type: string, options: Options<StreamErrorStep, 'type'> = {}): StreamErrorStep {
+  return { kind: 'stream-error', type, ...options };
+}
+
 /** Destroy the connection before answering. */
 export function dropBeforeResponse(options: Options<DropStep> = {}): DropStep {
   return { kind: 'drop', ...options };
@@ -211,6 +241,8 @@ export function describeStep(step: Step): string {
       return `error ${step.status}${tail}`;
     case 'malformed':
       return `malformed ${step.shape ?? 'invalid-json'}${tail}`;
+    case 'stream-error':
+      return `stream-error ${step.type}${tail}`;
     default:
       return `${step.kind}${tail}`;
   }

@@ -65,6 +65,7 @@ const fields: Record<StepKind, Record<string, Check>> = {
     usage,
     chunkDelayMs: nonNegative,
     cutAfterChunks: count,
+    endAfterChunks: count,
   },
   error: { status, type: string, code: string, message: string, body: anything },
   'echo-auth': { status, everywhere: boolean },
@@ -72,6 +73,7 @@ const fields: Record<StepKind, Record<string, Check>> = {
   drop: {},
   cut: { fraction, text: string },
   hang: {},
+  'stream-error': { type: string, code: string, message: string, afterChunks: count, text: string },
 };
 
 /**
@@ -108,6 +110,9 @@ export function parseStep(value: unknown, where = 'step'): Step {
   }
   if (kind === 'error' && value.status === undefined) {
     throw new InvalidScriptError(`${where}.status is required for an 'error' step`);
+  }
+  if (kind === 'stream-error' && value.type === undefined) {
+    throw new InvalidScriptError(`${where}.type is required for a 'stream-error' step`);
   }
   return value as unknown as Step;
 }

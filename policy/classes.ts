@@ -33,8 +33,13 @@ export const FailureClass = {
   ServerError: 'ServerError',
   /** No connection was made (refused, DNS, connect timeout, TLS): nothing was sent. */
   ConnectFailed: 'ConnectFailed',
-  /** The connection broke after the request was sent, including mid-body. */
+  /** The connection broke after the request was sent, including mid-body, or a stream ended without its finish event. */
   ConnectionLost: 'ConnectionLost',
+  /**
+   * The answer stopped at the output token limit (finish reason `length`) with no usable content (no text, no
+   * tool call): the same request would end the same way.
+   */
+  OutputLimit: 'OutputLimit',
   /** A complete 2xx body that is unusable: invalid JSON, wrong shape, no content. */
   ParseFailed: 'ParseFailed',
   /** Connected, but no complete answer within the attempt's timeout. */
@@ -45,7 +50,7 @@ export const FailureClass = {
   Unknown: 'Unknown',
 } as const;
 
-/** One of the seventeen failure classes. */
+/** One of the eighteen failure classes. */
 export type FailureClass = (typeof FailureClass)[keyof typeof FailureClass];
 
 /** Every failure class, in the contract's evaluation order: the first row that matches wins. */
@@ -86,6 +91,7 @@ export const DEFAULT_ACTIONS: Readonly<Record<OverridableClass, Action>> = Objec
   ServerError: 'retry-same',
   ConnectFailed: 'retry-same',
   ConnectionLost: 'retry-same',
+  OutputLimit: 'drop',
   ParseFailed: 'advance',
   ResponseTimeout: 'advance',
   WorkerLost: 'retry-same',

@@ -5,6 +5,7 @@ import {
   CONTENT_FILTER_FINISH_REASONS,
   CONTEXT_TOO_LONG_CODES,
   MODEL_NOT_FOUND_CODES,
+  OUTPUT_LIMIT_FINISH_REASONS,
   QUOTA_CODES,
   RESPONSE_TIMEOUT_CODES,
   hasCode,
@@ -67,10 +68,16 @@ const ROWS: readonly Row[] = [
   [FailureClass.ConnectFailed, connectFailed],
   [FailureClass.ConnectionLost, connectionLost],
   [
+    FailureClass.OutputLimit,
+    (o) => o.noContent === true && hasCode(OUTPUT_LIMIT_FINISH_REASONS, o.finishReason),
+  ],
+  [
     FailureClass.ParseFailed,
     (o) =>
       o.bodyComplete !== false &&
-      (o.parseFailed === true || (between(o.status, 200, 299) && o.bodyComplete === true)),
+      (o.parseFailed === true ||
+        o.noContent === true ||
+        (between(o.status, 200, 299) && o.bodyComplete === true)),
   ],
   [
     FailureClass.ResponseTimeout,

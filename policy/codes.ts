@@ -27,6 +27,16 @@ export const CONTENT_FILTER_FINISH_REASONS: ReadonlySet<string> = new Set([
   'image_safety',
 ]);
 
+/**
+ * Finish (stop) reasons that mean the answer stopped at the output token limit: OpenAI's and the AI SDK's
+ * `length`, Anthropic's `max_tokens`, Gemini's `MAX_TOKENS`, OpenAI Responses' `max_output_tokens`.
+ */
+export const OUTPUT_LIMIT_FINISH_REASONS: ReadonlySet<string> = new Set([
+  'length',
+  'max_tokens',
+  'max_output_tokens',
+]);
+
 /** Provider error codes/types that mean the request exceeds the model's context window. */
 export const CONTEXT_TOO_LONG_CODES: ReadonlySet<string> = new Set([
   'context_length_exceeded', // OpenAI and OpenAI-compatible servers

@@ -41,6 +41,8 @@ export interface Observation {
   contentFiltered?: boolean;
   /** A complete 2xx body that is unusable: invalid JSON, wrong shape, no content. */
   parseFailed?: boolean;
+  /** A complete answer with no usable content (no text, no tool call); with an output-limit finish reason it is `OutputLimit`. */
+  noContent?: boolean;
 }
 
 /** How far a request got before it failed. */

@@ -102,7 +102,10 @@ export function createModelRequest(deps: ModelRequestDeps) {
             message: `no complete answer within ${input.timeoutMs} ms (the attempt's request timeout)`,
           });
         }
-        const observed = error instanceof StreamErrorPart ? observeStreamError(error) : observeError(error);
+        const observed =
+          error instanceof StreamErrorPart
+            ? observeStreamError(error, resolved.streamErrorStatus)
+            : observeError(error);
         throw failed(refine(resolved, error, observed));
       } finally {
         request.dispose();

@@ -27,7 +27,9 @@ export function toolCallsOf(result: LanguageModelV4GenerateResult): ToolCall[] {
 /**
  * Why a 2xx answer is unusable, or `undefined` when it is usable. A content-filter finish reason (unified
  * `content-filter`, or a raw reason the policy knows such as `refusal`) fails as `ContentFiltered`, even with
- * partial text; an answer with neither text nor tool calls fails as `ParseFailed`.
+ * partial text. An answer with neither text nor tool calls has no content: the policy makes it `OutputLimit`
+ * when it stopped at the output limit (the same request would end the same way), else `ParseFailed`. An answer
+ * that stopped at the limit with content is a success (its record says `finishReason: 'length'`).
  */
 export function unusableAnswer(result: LanguageModelV4GenerateResult): ObservedError | undefined {
   const { unified, raw } = result.finishReason;
@@ -40,10 +42,20 @@ export function unusableAnswer(result: LanguageModelV4GenerateResult): ObservedE
     };
   }
   if (textOf(result) === '' && toolCallsOf(result).length === 0) {
-    return {
-      observation: { status: 200, bodyComplete: true, parseFailed: true },
-      message: `the answer had neither text nor tool calls (finish reason ${reason})`,
+    // The unified reason says `length` for every family; the raw one is kept for the record's message.
+    const observation = {
+      status: 200,
+      bodyComplete: true,
+      noContent: true,
+      finishReason: unified === 'length' ? unified : reason,
     };
+    if (classify(observation) === FailureClass.OutputLimit) {
+      return {
+        observation,
+        message: `the answer stopped at the output token limit (finish reason ${reason}) with neither text nor tool calls: raise settings.maxOutputTokens or use another model`,
+      };
+    }
+    return { observation, message: `the answer had neither text nor tool calls (finish reason ${reason})` };
   }
   return undefined;
 }

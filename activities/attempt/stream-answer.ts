@@ -10,6 +10,7 @@ import type {
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
+import { InvalidResponseDataError } from '@ai-sdk/provider';
 import { ObservedPhase } from '../../policy/index.js';
 import { observeError, providerErrorOf } from './classify-error.js';
 import type { ObservedError } from './classify-error.js';
@@ -21,6 +22,18 @@ export class StreamErrorPart extends Error {
   constructor(readonly value: unknown) {
     super(value instanceof Error ? value.message : `the stream reported an error: ${describe(value)}`);
   }
+}
+
+/** What a stream that ended without its finish event reports (`ConnectionLost`, even when it ended cleanly). */
+export const ENDED_WITHOUT_FINISH = 'the stream ended without its finish event';
+
+/**
+ * Whether an error part is the SDK's own report of a stream that ended without a finish reason:
+ * `@ai-sdk/openai-compatible` sends an `InvalidResponseDataError` with no data when the stream ends (a bad tool
+ * call delta carries its data), where `@ai-sdk/openai` and `@ai-sdk/anthropic` send a finish with no raw reason.
+ */
+function isEndWithoutFinish(error: unknown): boolean {
+  return InvalidResponseDataError.isInstance(error) && error.data === undefined;
 }
 
 /** Sends `options` as a streamed request and reads it to the end. */
@@ -59,12 +72,13 @@ export async function streamAnswer(
         finish = part;
         break;
       case 'error':
-        throw new StreamErrorPart(part.error);
+        throw new StreamErrorPart(isEndWithoutFinish(part.error) ? ENDED_WITHOUT_FINISH : part.error);
       default:
         break;
     }
   }
-  if (!finish) throw new StreamErrorPart('the stream ended without a finish event');
+  // A proxy may end a stream cleanly half-way: with no finish reason from the provider, the answer is partial.
+  if (finish?.finishReason.raw === undefined) throw new StreamErrorPart(ENDED_WITHOUT_FINISH);
   return {
     content,
     finishReason: finish.finishReason,
@@ -77,25 +91,44 @@ export async function streamAnswer(
 }
 
 /**
- * What an error part says: a parse error or an SDK error is read like a thrown one; a provider's error event
- * (`{ type: 'overloaded_error' }`) is a body that broke off, with the provider's code and type.
+ * What an error part says: a parse error or an SDK error is read like a thrown one. A provider's error event
+ * (`{ type: 'overloaded_error' }`) is classified by its own status and type, like the same error before the
+ * stream: the status the SDK gave it (`statusCode`), a numeric `status` or `code` of the event, else the one the
+ * provider family's table gives its code or type (`streamErrorStatus`). An event with no status known, and a
+ * stream that ended without its finish event, are a body that broke off (`ConnectionLost`).
  */
-export function observeStreamError(error: StreamErrorPart): ObservedError {
+export function observeStreamError(
+  error: StreamErrorPart,
+  streamErrorStatus?: (error: { code?: string; type?: string }) => number | undefined,
+): ObservedError {
   const value = error.value;
   if (value instanceof Error) {
     const observed = observeError(value);
     if (Object.keys(observed.observation).length > 0) return observed;
   }
   const provider = typeof value === 'object' && value !== null ? providerErrorOf({ error: value }) : {};
+  const status =
+    httpStatus(value) ?? (value === ENDED_WITHOUT_FINISH ? undefined : streamErrorStatus?.(provider));
   return {
     observation: {
       phase: ObservedPhase.Body,
-      bodyComplete: false,
+      ...(status === undefined ? { bodyComplete: false } : { status }),
       ...(provider.code !== undefined ? { providerCode: provider.code } : {}),
       ...(provider.type !== undefined ? { providerType: provider.type } : {}),
     },
     message: error.message,
   };
+}
+
+/** An HTTP status an error event states as a number: `statusCode` (the AI SDK's), `status`, or a numeric `code`. */
+function httpStatus(value: unknown): number | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const fields = value as { statusCode?: unknown; status?: unknown; code?: unknown };
+  for (const candidate of [fields.statusCode, fields.status, fields.code]) {
+    const n = typeof candidate === 'string' && /^\d{3}$/.test(candidate) ? Number(candidate) : candidate;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 400 && n <= 599) return n;
+  }
+  return undefined;
 }
 
 function describe(value: unknown): string {

@@ -70,13 +70,14 @@ export const anthropicAdapter: ProviderAdapter = {
     baseURLEnv: 'ANTHROPIC_BASE_URL',
     baseURL: 'https://api.anthropic.com/v1',
   },
-  languageModel({ name, config, apiKey, baseURL, modelId }) {
+  languageModel({ name, config, apiKey, baseURL, modelId, fetch }) {
     // baseURL and apiKey are always given for this type, so the SDK never reads process.env itself.
     return createAnthropic({
       name: `${name}.messages`,
       baseURL: anthropicBaseURL(baseURL),
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(config.headers === undefined ? {} : { headers: config.headers }),
+      fetch,
     }).messages(modelId);
   },
   usage: usageFromAnthropicRaw,

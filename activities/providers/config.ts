@@ -11,6 +11,8 @@
  * the same name replaces them.
  */
 import { readFileSync } from 'node:fs';
+import { isCredentialName } from '../scrub.js';
+import { baseURLCredentialProblems, checkHeadersFromEnv } from './credentials.js';
 
 /** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
 export interface OpenAICompatibleProviderConfig {
@@ -21,6 +23,8 @@ export interface OpenAICompatibleProviderConfig {
   apiKeyEnv?: string;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /** Headers whose values are read from the worker's environment: header name -> variable name. */
+  headersFromEnv?: Record<string, string>;
 }
 
 /** OpenAI's own API (`@ai-sdk/openai`, Chat Completions), or a proxy in front of it. */
@@ -35,6 +39,8 @@ export interface OpenAIProviderConfig {
   apiKeyEnv?: string;
   /** Extra headers sent with every request (`OpenAI-Organization`, `OpenAI-Project`, ...). */
   headers?: Record<string, string>;
+  /** Headers whose values are read from the worker's environment: header name -> variable name. */
+  headersFromEnv?: Record<string, string>;
 }
 
 /** Anthropic's messages API (`@ai-sdk/anthropic`), or a proxy in front of it. */
@@ -50,6 +56,8 @@ export interface AnthropicProviderConfig {
   apiKeyEnv?: string;
   /** Extra headers sent with every request (`anthropic-beta`, ...). */
   headers?: Record<string, string>;
+  /** Headers whose values are read from the worker's environment: header name -> variable name. */
+  headersFromEnv?: Record<string, string>;
 }
 
 /** One provider's entry in the providers file. */
@@ -91,9 +99,9 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
 
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers'],
-  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers'],
-  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers'],
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
@@ -115,7 +123,7 @@ function checkBaseURL(value: unknown, at: string, optional = false): string[] {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return [`\`${at}\` must be an http(s) URL, not ${url.protocol}: ${fix}`];
   }
-  return [];
+  return baseURLCredentialProblems(url, at);
 }
 
 function checkApiKeyEnv(value: unknown, at: string): string[] {
@@ -159,6 +167,7 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkBaseURL(entry.baseURL, `${name}.baseURL`, OPTIONAL_BASE_URL.has(known)),
     ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
     ...checkHeaders(entry.headers, `${name}.headers`),
+    ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
   ];
 }
 
@@ -167,12 +176,14 @@ export function isHttpURL(value: string): boolean {
   return checkBaseURL(value, 'baseURL').length === 0;
 }
 
-const SECRET_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|.*-key|.*token.*)$/i;
-
-/** The values of a config's headers that are credentials (scrubbed from messages like the key). */
+/**
+ * The values of a config's headers that are credentials (scrubbed from messages like the key): every header
+ * whose name has a credential word (`authorization`, `cf-aig-authorization`, `x-auth`, `*-key`, `*-token`,
+ * `*-secret`, see `isCredentialName`).
+ */
 export function credentialHeaderValues(config: ProviderConfig): string[] {
   return Object.entries(config.headers ?? {})
-    .filter(([key]) => SECRET_HEADER.test(key))
+    .filter(([key]) => isCredentialName(key))
     .map(([, value]) => value);
 }
 

@@ -16,6 +16,9 @@ import {
   readProvidersFile,
 } from './config.js';
 import type { ProviderConfig, ProvidersConfig } from './config.js';
+import { credentialFix, hasCredentials } from './credentials.js';
+import { createProviderFetch } from './transport.js';
+import type { TransportOptions } from './transport.js';
 
 /** The environment keys are read from. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -69,6 +72,11 @@ export interface RegistryOptions {
   env?: Env;
   /** Names the config in messages (the providers file's path). */
   source?: string;
+  /**
+   * The transport's own limits on provider requests. @default none: only the attempt's timeout bounds a request
+   * (Node's fetch would give up after 300 s on headers and on bodies).
+   */
+  transport?: TransportOptions;
 }
 
 /** The key of `provider`, read from `env` now: `undefined` when the config names no variable and needs none. */
@@ -98,12 +106,32 @@ function baseURLOf(provider: string, config: ProviderConfig, adapter: ProviderAd
   }
   const fromEnv = env[defaults.baseURLEnv]?.trim();
   if (fromEnv === undefined || fromEnv === '') return defaults.baseURL;
+  if (URL.canParse(fromEnv) && hasCredentials(new URL(fromEnv))) {
+    throw new MisconfiguredError(
+      `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}, which holds a credential (a user:password@ or a ?key= query): remove it from the URL and ${credentialFix(provider)}`,
+    );
+  }
   if (!isHttpURL(fromEnv)) {
     throw new MisconfiguredError(
       `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}, which is not an http(s) URL: set it to the API's base URL (up to and including /v1) or unset it`,
     );
   }
   return fromEnv;
+}
+
+/** The headers of `config.headersFromEnv`, read from `env` now. */
+function headersFromEnv(provider: string, config: ProviderConfig, env: Env): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [header, variable] of Object.entries(config.headersFromEnv ?? {})) {
+    const value = env[variable];
+    if (value === undefined || value.trim() === '') {
+      throw new MisconfiguredError(
+        `provider "${provider}" reads its ${header} header from ${variable}, which is empty or unset in the worker's environment: set it and restart the worker`,
+      );
+    }
+    headers[header] = value;
+  }
+  return headers;
 }
 
 /**
@@ -118,6 +146,8 @@ export function createProviderRegistry(
   const checked = parseProvidersConfig(config, options.source);
   const all: ProvidersConfig = { ...checked, ...withoutKeys(BUILTIN_PROVIDERS, Object.keys(checked)) };
   const env = (): Env => options.env ?? process.env;
+  // One dispatcher (connection pool) for every model of this registry.
+  const fetch = createProviderFetch(options.transport);
   return {
     names: () => Object.keys(all),
     resolve(model) {
@@ -131,15 +161,26 @@ export function createProviderRegistry(
       const adapter = PROVIDER_ADAPTERS[config.type];
       const apiKey = readKey(provider, config, adapter, env());
       const baseURL = baseURLOf(provider, config, adapter, env());
-      const secrets = [...(apiKey === undefined ? [] : [apiKey]), ...(adapter.secretHeaders?.(config) ?? [])];
+      const fromEnv = headersFromEnv(provider, config, env());
+      const sent: ProviderConfig =
+        Object.keys(fromEnv).length === 0
+          ? config
+          : { ...config, headers: { ...config.headers, ...fromEnv } };
+      // Every value read from the environment for a header is a credential, whatever the header's name.
+      const secrets = [
+        ...(apiKey === undefined ? [] : [apiKey]),
+        ...(adapter.secretHeaders?.(config) ?? []),
+        ...Object.values(fromEnv),
+      ];
       return {
         provider,
         modelId,
-        model: adapter.languageModel({ name: provider, config, apiKey, baseURL, modelId }),
+        model: adapter.languageModel({ name: provider, config: sent, apiKey, baseURL, modelId, fetch }),
         secrets,
         ...(adapter.usage === undefined ? {} : { usage: adapter.usage }),
         ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),
         ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),
+        ...(adapter.streamErrorStatus === undefined ? {} : { streamErrorStatus: adapter.streamErrorStatus }),
       };
     },
   };

@@ -18,6 +18,8 @@ export interface ModelSpec {
   baseURL: string;
   /** The model part of `provider:model`. */
   modelId: string;
+  /** The `fetch` the provider's SDK sends with (see `transport.ts`). */
+  fetch: typeof globalThis.fetch;
 }
 
 /** Where a built-in provider type looks when its config says nothing. */
@@ -42,6 +44,11 @@ export interface ResponseReader {
    * only for a documented, tested pattern of that provider. Returns the (possibly extended) observation.
    */
   refineObservation?(error: unknown, observation: Observation): Observation;
+  /**
+   * The HTTP status that the provider's error event inside a stream stands for, by its code or type, when the
+   * event states none (the same error before the stream would have had it). Default: none (`ConnectionLost`).
+   */
+  streamErrorStatus?(error: { code?: string; type?: string }): number | undefined;
 }
 
 /** A provider type: builds models and reads their responses. */

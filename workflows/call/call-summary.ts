@@ -53,6 +53,7 @@ export function succeed(record: AttemptRecord, result: ModelRequestResult): void
   record.outcome = 'succeeded';
   record.startedAt = result.startedAt;
   record.endedAt = result.endedAt;
+  record.finishReason = result.finishReason;
   if (result.usage) record.usage = result.usage;
   if (result.responseId !== undefined) record.responseId = result.responseId;
   if (result.provider !== undefined) record.provider = result.provider;

@@ -12,7 +12,7 @@ import {
 } from '../../../policy/index.js';
 
 describe('failure classes', () => {
-  it("are the contract's seventeen, in its evaluation order", () => {
+  it("are the contract's eighteen, in its evaluation order", () => {
     expect(FAILURE_CLASSES).toEqual([
       'StreamInterrupted',
       'Misconfigured',
@@ -27,6 +27,7 @@ describe('failure classes', () => {
       'ServerError',
       'ConnectFailed',
       'ConnectionLost',
+      'OutputLimit',
       'ParseFailed',
       'ResponseTimeout',
       'WorkerLost',
@@ -48,6 +49,7 @@ describe('failure classes', () => {
       ServerError: 'retry-same',
       ConnectFailed: 'retry-same',
       ConnectionLost: 'retry-same',
+      OutputLimit: 'drop',
       ParseFailed: 'advance',
       ResponseTimeout: 'advance',
       WorkerLost: 'retry-same',

@@ -102,6 +102,26 @@ const ROWS: readonly (readonly [string, Observation, FailureClass])[] = [
     'ConnectionLost',
   ],
   ['a 2xx cut mid-body', { status: 200, phase: 'body', bodyComplete: false }, 'ConnectionLost'],
+  [
+    'an empty answer that stopped at the output limit (finish reason length)',
+    { status: 200, bodyComplete: true, noContent: true, finishReason: 'length' },
+    'OutputLimit',
+  ],
+  [
+    'an empty Anthropic answer with stop reason max_tokens',
+    { status: 200, bodyComplete: true, noContent: true, finishReason: 'max_tokens' },
+    'OutputLimit',
+  ],
+  [
+    'an empty Gemini answer with finish reason MAX_TOKENS',
+    { status: 200, bodyComplete: true, noContent: true, finishReason: 'MAX_TOKENS' },
+    'OutputLimit',
+  ],
+  [
+    'an empty answer that stopped normally (finish reason stop)',
+    { status: 200, bodyComplete: true, noContent: true, finishReason: 'stop' },
+    'ParseFailed',
+  ],
   ['a complete 2xx with invalid JSON', { status: 200, bodyComplete: true, parseFailed: true }, 'ParseFailed'],
   ['a complete 2xx with no content', { status: 200, bodyComplete: true }, 'ParseFailed'],
   ['an adapter-flagged wrong shape', { parseFailed: true }, 'ParseFailed'],
@@ -137,10 +157,10 @@ describe('classify: the contract table, one row at a time', () => {
     expect(classify(observation)).toBe(expected);
   });
 
-  it('has a fixture for every one of the seventeen classes', () => {
+  it('has a fixture for every one of the eighteen classes', () => {
     const covered = new Set(ROWS.map(([, , cls]) => cls));
     expect([...covered].sort()).toEqual([...FAILURE_CLASSES].sort());
-    expect(FAILURE_CLASSES).toHaveLength(17);
+    expect(FAILURE_CLASSES).toHaveLength(18);
   });
 });
 
@@ -163,6 +183,16 @@ describe('classify: evaluation order', () => {
     [
       'a cut body beats an unparsable one',
       { status: 200, bodyComplete: false, parseFailed: true },
+      'ConnectionLost',
+    ],
+    [
+      'a content-filter finish beats an empty answer',
+      { status: 200, bodyComplete: true, noContent: true, finishReason: 'content_filter' },
+      'ContentFiltered',
+    ],
+    [
+      'a cut stream beats an output limit',
+      { status: 200, bodyComplete: false, noContent: true, finishReason: 'length' },
       'ConnectionLost',
     ],
     [

@@ -483,6 +483,7 @@ describe('every default action, decided once', () => {
     ['ServerError', 'retry-same', A],
     ['ConnectFailed', 'retry-same', A],
     ['ConnectionLost', 'retry-same', A],
+    ['OutputLimit', 'drop', B],
     ['ParseFailed', 'advance', B],
     ['ResponseTimeout', 'advance', B],
     ['WorkerLost', 'retry-same', A],
