@@ -14,6 +14,8 @@ import { UsageError, parseCommandArgs, runFlags } from './args.js';
 import { POLL_MS, followCall } from './call-follow.js';
 import { TURN_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
+import { SETTINGS_FLAG_OPTIONS, settingsFlagOf, settingsFromFlags } from './settings-flags.js';
+import type { SettingsFlagValues } from './settings-flags.js';
 import type { ProgressPrinter } from './progress.js';
 import { formatMs } from './progress.js';
 import { followOutputs } from './stream-print.js';
@@ -29,6 +31,7 @@ const TURN_OPTIONS = {
   tool: { type: 'string', multiple: true },
   'max-steps': { type: 'string' },
   ...PLAN_FLAG_OPTIONS,
+  ...SETTINGS_FLAG_OPTIONS,
   'workflow-id': { type: 'string' },
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
@@ -130,6 +133,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     throw new UsageError(`\`--max-steps\` must be a whole number, not ${JSON.stringify(maxSteps)}.`);
   }
   const tools = values.tool as string[] | undefined;
+  const settings = settingsFromFlags(values as SettingsFlagValues);
   const input: AgentTurnInput = {
     model: models.length === 1 ? (models[0] as string) : models,
     prompt: values.prompt,
@@ -140,6 +144,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     ...(budget.deadlineInMs !== undefined ? { deadlineInMs: budget.deadlineInMs } : {}),
     ...(budget.reserveMs !== undefined ? { reserveMs: budget.reserveMs } : {}),
     ...(values.stream === true ? { stream: true } : {}),
+    ...(settings !== undefined ? { settings } : {}),
   };
   try {
     checkAgentTurn(input);
@@ -147,7 +152,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
     if (error instanceof InvalidAgentTurnInputError) {
       const field = error.field.replace(/\[\d+\]$/, '');
-      const flag = FLAG_OF[field] ?? `--${field}`;
+      const flag = settingsFlagOf(error.field) ?? FLAG_OF[field] ?? `--${field}`;
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }
     throw error;
