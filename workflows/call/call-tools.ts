@@ -137,7 +137,8 @@ function schemaOf(value: unknown, field: string): Record<string, unknown> {
   }
   const json = objectAt(schema, field, `a JSON Schema of an object, e.g. ${OBJECT_SCHEMA}`);
   checkJson(json, field, new Set());
-  if (json.type !== 'object') {
+  // A schema without `type` is left to the provider (the worker's tool registry takes such schemas too).
+  if (json.type !== undefined && json.type !== 'object') {
     refuse(
       `${field}.type`,
       `must be "object": providers take an object schema for a tool's input, e.g. ${OBJECT_SCHEMA}`,

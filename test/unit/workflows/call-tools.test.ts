@@ -55,6 +55,11 @@ describe("a call's tools", () => {
       [weather()],
     ],
     [
+      'a schema without a type (left to the provider)',
+      [{ name: 'weather', inputSchema: { properties: {} } }],
+      [{ name: 'weather', inputSchema: { properties: {} } }],
+    ],
+    [
       'a record without descriptions',
       { a: { inputSchema: CITY }, b: { inputSchema: CITY } },
       [
