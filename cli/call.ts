@@ -11,6 +11,7 @@ import { closedOutcome, exitCodeOf, summaryLine } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
 import { CALL_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
+import { SETTINGS_FLAG_OPTIONS, settingsFlagOf, settingsFromFlags } from './settings-flags.js';
 import { ProgressPrinter } from './progress.js';
 import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
 import { followRun, printAnswer } from './follow-run.js';
@@ -23,6 +24,7 @@ const CALL_OPTIONS = {
   'prompt-file': { type: 'string' },
   system: { type: 'string' },
   ...PLAN_FLAG_OPTIONS,
+  ...SETTINGS_FLAG_OPTIONS,
   'workflow-id': { type: 'string' },
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
@@ -46,13 +48,19 @@ export async function runCallCommand(args: string[]): Promise<number> {
   const attachOnly = values.model === undefined && prompt === undefined && givenId !== undefined;
   const retry = planFromFlags(values);
   const stream = streamFromFlags(values.stream === true, values['stream-batch-ms']);
+  const settings = settingsFromFlags(values);
   let input: ModelCallInput | undefined;
   if (attachOnly) {
-    if (retry !== undefined || values.system !== undefined || values['stream-batch-ms'] !== undefined) {
+    if (
+      retry !== undefined ||
+      settings !== undefined ||
+      values.system !== undefined ||
+      values['stream-batch-ms'] !== undefined
+    ) {
       throw new UsageError('to start a call, give `--model` and `--prompt` with the other flags.');
     }
   } else {
-    input = inputFromFlags(values.model, prompt, values.system, retry, stream);
+    input = inputFromFlags(values.model, prompt, values.system, retry, stream, settings);
     if (retry === undefined) {
       say(
         'no retry plan given: exactly one attempt will be made. To retry, add `--waits 1000,5000` or ' +
@@ -93,6 +101,7 @@ function inputFromFlags(
   system: string | undefined,
   retry: ModelCallInput['retry'],
   stream: ModelCallInput['stream'],
+  settings: ModelCallInput['settings'],
 ): ModelCallInput {
   if (models === undefined || models.length === 0) {
     throw new UsageError(
@@ -107,15 +116,16 @@ function inputFromFlags(
     ...(system !== undefined ? { system } : {}),
     ...(retry !== undefined ? { retry } : {}),
     ...(stream !== undefined ? { stream } : {}),
+    ...(settings !== undefined ? { settings } : {}),
   };
   try {
     checkModelCall(input);
   } catch (error) {
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
     if (error instanceof InvalidModelCallInputError) {
-      const flag = error.field.startsWith('stream')
-        ? '--stream-batch-ms'
-        : `--${error.field.replace(/\[\d+\]$/, '')}`;
+      const flag =
+        settingsFlagOf(error.field) ??
+        (error.field.startsWith('stream') ? '--stream-batch-ms' : `--${error.field.replace(/\[\d+\]$/, '')}`);
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }
     throw error;

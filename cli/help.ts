@@ -1,3 +1,4 @@
+import { SETTINGS_HELP } from './settings-flags.js';
 export const MAIN_HELP = `model-retry: durable LLM calls on Temporal. Every attempt is an activity, every wait a durable
 timer, every failure classified and kept in the workflow's history.
 
@@ -115,6 +116,7 @@ Options:
 export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] --prompt TEXT | --prompt-file FILE [--system TEXT]
                          [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
+                         [--max-output-tokens N] [--temperature X] [--top-p X] [--stop TEXT ...] [--seed N]
                          [--stream [--stream-batch-ms MS]] [--workflow-id ID] [--task-queue Q] [--json]
        model-retry call --workflow-id ID [--stream] [--json]      (attach to an existing call)
 
@@ -147,6 +149,7 @@ of these flags exactly ONE attempt is made (a hint says so); any of them turns r
   --attempt-timeout MS Longest single attempt (default 300000).
   --min-attempt MS     Shortest time worth starting an attempt for (default 1000).
 
+${SETTINGS_HELP}
 Run:
   --workflow-id ID     The call's id (default model-call-<uuid>). One id is one call: running the command
                        again with the same id attaches to that call if it runs, or prints its recorded
@@ -206,6 +209,7 @@ Exit codes: 0 listed (also when none matched); 1 Temporal unreachable; 2 bad opt
 export const TURN_HELP = `Usage: model-retry turn --model P:M [--model P:M ...] --prompt TEXT [--system TEXT] [--tool NAME ...]
                          [--max-steps N] [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
+                         [--max-output-tokens N] [--temperature X] [--top-p X] [--stop TEXT ...] [--seed N]
                          [--stream] [--workflow-id ID] [--task-queue Q] [--json]
        model-retry turn --workflow-id ID [--stream] [--json]      (attach to an existing turn)
 
@@ -227,6 +231,7 @@ Turn:
 Retry plan of each model call: --waits, --backoff, --no-retry, --max-attempts, --attempt-timeout,
 --min-attempt, as for \`model-retry call\` (without them, one attempt per model call; a hint says so).
 
+${SETTINGS_HELP}
 Run: --workflow-id ID (one id is one turn: a re-run attaches or prints its recorded outcome), --task-queue Q,
 --json: one object on stdout when the turn ends: { workflowId, status: "succeeded"|"stopped"|"failed"|
 "cancelled", stopReason, text?, messages?, steps?, usage?, attempts, billed, runs } ("stopped": ended at the

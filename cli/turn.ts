@@ -11,6 +11,8 @@ import { TURN_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { say } from './session.js';
 import { attachToTurn, finishTurn, turnProgressReader } from './turn-outcome.js';
+import { SETTINGS_FLAG_OPTIONS, settingsFlagOf, settingsFromFlags } from './settings-flags.js';
+import type { SettingsFlagValues } from './settings-flags.js';
 
 const TURN_OPTIONS = {
   model: { type: 'string', multiple: true },
@@ -19,6 +21,7 @@ const TURN_OPTIONS = {
   tool: { type: 'string', multiple: true },
   'max-steps': { type: 'string' },
   ...PLAN_FLAG_OPTIONS,
+  ...SETTINGS_FLAG_OPTIONS,
   'workflow-id': { type: 'string' },
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
@@ -85,6 +88,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     throw new UsageError(`\`--max-steps\` must be a whole number, not ${JSON.stringify(maxSteps)}.`);
   }
   const tools = values.tool as string[] | undefined;
+  const settings = settingsFromFlags(values as SettingsFlagValues);
   const input: AgentTurnInput = {
     model: models.length === 1 ? (models[0] as string) : models,
     prompt: values.prompt,
@@ -95,6 +99,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     ...(budget.deadlineInMs !== undefined ? { deadlineInMs: budget.deadlineInMs } : {}),
     ...(budget.reserveMs !== undefined ? { reserveMs: budget.reserveMs } : {}),
     ...(values.stream === true ? { stream: true } : {}),
+    ...(settings !== undefined ? { settings } : {}),
   };
   try {
     checkAgentTurn(input);
@@ -102,7 +107,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
     if (error instanceof InvalidAgentTurnInputError) {
       const field = error.field.replace(/\[\d+\]$/, '');
-      const flag = FLAG_OF[field] ?? `--${field}`;
+      const flag = settingsFlagOf(error.field) ?? FLAG_OF[field] ?? `--${field}`;
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }
     throw error;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { validatePlan } from '../policy/index.js';
-import { validateCallInput } from '../workflows/call/call-input.js';
+import { plainTools, validateCallInput } from '../workflows/call/call-input.js';
 import { checkCallSize } from './call-size.js';
 import type { ModelCallInput } from '../common/call.js';
 import { modelCallWorkflow } from '../workflows/call/model-call-workflow.js';
@@ -24,11 +24,13 @@ export async function startModelCall(
   options: StartModelCallOptions,
 ): Promise<WorkflowHandle<typeof modelCallWorkflow>> {
   checkModelCall(input);
-  await checkCallSize(client, input);
+  // Tools in the AI SDK's record shape (a zod schema, a `jsonSchema()`) become plain JSON before they cross.
+  const plain = plainTools(input);
+  await checkCallSize(client, plain);
   return client.workflow.start(modelCallWorkflow, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? `model-call-${randomUUID()}`,
-    args: [input],
+    args: [plain],
   });
 }
 

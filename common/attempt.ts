@@ -26,7 +26,25 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
 }
 
-/** Generation settings passed through to the provider. */
+/**
+ * A tool in the AI SDK's record shape, keyed by its name (`tools: { weather: { description, inputSchema } }`, as
+ * `generateText` takes them). A call accepts it and converts it to `ToolDefinition`s before anything starts;
+ * `inputSchema` may be a JSON Schema, the AI SDK's `jsonSchema()` / `zodSchema()`, or a Standard JSON Schema
+ * (zod 4.2 and later). It has no `execute`: a call returns the model's tool calls and runs no tool.
+ */
+export interface ToolSetEntry {
+  /** A string; the AI SDK's description computed from a context is refused (compute it before the call). */
+  description?: string | ((options: never) => string);
+  inputSchema: unknown;
+}
+
+/** Tools in the AI SDK's record shape: name -> tool. */
+export type ToolSet = Record<string, ToolSetEntry>;
+
+/**
+ * Generation settings passed through to the provider; checked before anything starts (unknown keys, types and
+ * ranges refused, naming the field).
+ */
 export interface ModelSettings {
   maxOutputTokens?: number;
   temperature?: number;

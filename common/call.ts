@@ -1,5 +1,5 @@
 import type { Action, FailureClass, RetryPlan, StopReason } from '../policy/index.js';
-import type { ChatMessage, ModelSettings, ToolCall, ToolDefinition, Usage } from './attempt.js';
+import type { ChatMessage, ModelSettings, ToolCall, ToolDefinition, ToolSet, Usage } from './attempt.js';
 import type { StreamOptions } from './stream.js';
 
 /** What a durable model call is asked to do. Plain JSON; validated before the workflow starts. */
@@ -10,7 +10,9 @@ export interface ModelCallInput {
   prompt?: string;
   system?: string;
   messages?: ChatMessage[];
-  tools?: ToolDefinition[];
+  /** Tools the model may call: `[{ name, description, inputSchema }]` or the AI SDK's record shape (`ToolSet`). */
+  tools?: ToolDefinition[] | ToolSet;
+  /** `maxOutputTokens` (whole, >= 1), `temperature` (0 to 2), `topP` (0 to 1), `stopSequences` (strings), `seed`. */
   settings?: ModelSettings;
   /** The retry plan; absent or `false`: exactly one attempt. */
   retry?: RetryPlan | false;

@@ -19,6 +19,26 @@ export interface DevServerOptions {
    * `['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=40']`.
    */
   extraArgs?: string[];
+  /**
+   * How far ahead the server's timer queue looks (`history.timerProcessorMaxTimeShift`), in ms: a timer due
+   * sooner than this fires only this long after it was set. Temporal's own default is 1 s, so a 250 ms wait
+   * would fire about a second late; one process has no clock skew to allow for. @default 10
+   */
+  timerMaxTimeShiftMs?: number;
+}
+
+/** The dev server's timer look-ahead (see `DevServerOptions.timerMaxTimeShiftMs`). */
+export const DEV_TIMER_MAX_TIME_SHIFT_MS = 10;
+
+/**
+ * The `temporal server start-dev` arguments that set the timer queue's look-ahead: a dynamic config value,
+ * whose value is JSON (a duration string).
+ */
+export function timerShiftArgs(ms: number = DEV_TIMER_MAX_TIME_SHIFT_MS): string[] {
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new RangeError(`\`timerMaxTimeShiftMs\` must be a whole number of ms, at least 1 (got ${ms})`);
+  }
+  return ['--dynamic-config-value', `history.timerProcessorMaxTimeShift="${ms}ms"`];
 }
 
 export interface DevServer {
@@ -40,7 +60,8 @@ export function devServerExecutable(env: NodeJS.ProcessEnv = process.env): Ephem
 
 /**
  * Starts a Temporal dev server (the Temporal CLI's `server start-dev`) through `@temporalio/testing`, with
- * model-retry's search attributes registered. Used by the demo and the tests.
+ * model-retry's search attributes registered and short timers honoured on time (`timerMaxTimeShiftMs`). Used by
+ * the demo, the tests and the benchmarks.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   for (let tryNo = 1; ; tryNo += 1) {
@@ -73,6 +94,7 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
       ...(dbFilename ? { dbFilename } : {}),
       extraArgs: [
         ...(dbFilename ? ['--sqlite-pragma', 'journal_mode=WAL'] : []),
+        ...timerShiftArgs(options.timerMaxTimeShiftMs),
         ...(options.extraArgs ?? []),
       ],
       ...(uiPort ? { ui: true, uiPort } : { ui: false }),

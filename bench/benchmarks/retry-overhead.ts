@@ -200,7 +200,7 @@ export const retryOverhead: Benchmark = {
       notes: [
         `With waits of ${fmtMs(waitMs)} the dev server fired model-retry's timers ${fmtMs(late.p50)} late (median; ` +
           `p99 ${fmtMs(late.p99)}). A shorter timer fires late: see the lateness by duration; the dev server's ` +
-          'timer queue looks ahead by `history.timerProcessorMaxTimeShift` (default 1 s), and server-side activity ' +
+          'timer queue looks ahead by `history.timerProcessorMaxTimeShift` (10 ms on the dev server, 1 s on a cluster by default), and server-side activity ' +
           'retries wait on the same queue.',
       ],
     };

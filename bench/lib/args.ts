@@ -26,7 +26,7 @@ export const BENCH_USAGE = `usage: npm run bench -- [NAME ...] [--quick] [--out 
   --out DIR       write <name>.json and <name>.md there (default: bench/results)
   --no-doc        do not rewrite the figures section of BENCHMARKS.md
   --server-arg A  pass A to \`temporal server start-dev\` (e.g. --server-arg=--dynamic-config-value
-                  --server-arg=history.timerProcessorMaxTimeShift=10ms)`;
+                  --server-arg=history.timerProcessorMaxTimeShift="1s")`;
 
 /** Parses the bench's arguments; `known` lists the registry's names in order. */
 export function parseBenchArgs(argv: readonly string[], known: readonly string[]): BenchArgs {

@@ -2,16 +2,13 @@ import type { ChatMessage } from '../../common/attempt.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } from '../../common/stream.js';
 
-/** A model call input that cannot be run; the message names the field and the fix. */
-export class InvalidModelCallInputError extends Error {
-  override name = 'InvalidModelCallInput';
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`\`${field}\`: ${message}`);
-  }
-}
+import { InvalidModelCallInputError } from './input-error.js';
+import { checkSettings } from './call-settings.js';
+import { toolsOf } from './call-tools.js';
+
+export { InvalidModelCallInputError } from './input-error.js';
+export { checkSettings, SETTINGS_FIELDS } from './call-settings.js';
+export { plainTools, toolsOf } from './call-tools.js';
 
 const MODEL_NAME = /^[A-Za-z0-9_.-]+:\S+$/;
 const KNOWN_KEYS = new Set(['model', 'prompt', 'system', 'messages', 'tools', 'settings', 'retry', 'stream']);
@@ -64,6 +61,8 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
   const call = input as ModelCallInput;
   backendsOf(call);
   streamOf(call);
+  toolsOf(call.tools);
+  checkSettings(call.settings);
   if (call.prompt !== undefined && typeof call.prompt !== 'string') {
     throw new InvalidModelCallInputError('prompt', 'must be a string');
   }

@@ -27,6 +27,7 @@ import {
   InvalidModelCallInputError,
   messagesOf,
   streamOf,
+  toolsOf,
   validateCallInput,
 } from './call-input.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
@@ -76,7 +77,7 @@ export async function callModel(
   input: ModelCallInput,
   options: CallModelOptions = {},
 ): Promise<ModelCallResult> {
-  const { plan, backends, messages, stream: streaming } = prepare(input, options.plan);
+  const { plan, backends, messages, tools, stream: streaming } = prepare(input, options.plan);
   const shared = options.notBefore;
   const callId = nextCallId();
   const stream = new CallStream(callId, streaming, options.stream);
@@ -159,7 +160,7 @@ export async function callModel(
       backend: record.backend,
       model,
       messages,
-      ...(input.tools ? { tools: input.tools } : {}),
+      ...(tools ? { tools } : {}),
       ...(input.settings ? { settings: input.settings } : {}),
       timeoutMs: attemptTimeoutMs(plan, scheduledAt),
       ...(after ? { after } : {}),
@@ -226,6 +227,7 @@ function prepare(
   plan: ResolvedPlan;
   backends: string[];
   messages: ModelRequestInput['messages'];
+  tools: ModelRequestInput['tools'];
   stream: { batchMs: number } | undefined;
 } {
   try {
@@ -237,7 +239,14 @@ function prepare(
         chainStartMs: workflowInfo().startTime.getTime(),
         atSubmission: false,
       });
-    return { plan, backends: backendsOf(input), messages: messagesOf(input), stream: streamOf(input) };
+    return {
+      plan,
+      backends: backendsOf(input),
+      messages: messagesOf(input),
+      // The AI SDK's record shape becomes our list here, so the attempt's input is plain JSON.
+      tools: toolsOf(input.tools),
+      stream: streamOf(input),
+    };
   } catch (error) {
     throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
   }

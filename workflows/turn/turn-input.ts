@@ -67,6 +67,7 @@ export function validateTurnInput(input: unknown): asserts input is AgentTurnInp
       ...(turn.messages !== undefined ? { messages: turn.messages } : {}),
       ...(turn.prompt !== undefined ? { prompt: turn.prompt } : {}),
       ...(turn.stream !== undefined ? { stream: turn.stream } : {}),
+      ...(turn.settings !== undefined ? { settings: turn.settings } : {}),
     });
   } catch (error) {
     if (error instanceof InvalidModelCallInputError)
@@ -75,9 +76,14 @@ export function validateTurnInput(input: unknown): asserts input is AgentTurnInp
   }
   if (turn.tools !== undefined) {
     if (!Array.isArray(turn.tools)) {
+      const record = typeof turn.tools === 'object' && turn.tools !== null;
       throw new InvalidAgentTurnInputError(
         'tools',
-        'give the names of tools in the worker, e.g. `["calculator"]`',
+        record
+          ? 'a turn\'s tools run in the worker, so it takes their names, e.g. `["calculator"]`, not the AI ' +
+              "SDK's record of tools: register each (description, inputSchema and its code as `run`) with " +
+              '`createActivities({ tools })` in the worker and name it here'
+          : 'give the names of tools in the worker, e.g. `["calculator"]`',
       );
     }
     turn.tools.forEach((name, i) => {
