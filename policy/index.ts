@@ -17,3 +17,6 @@ export * from './state.js';
 export * from './decision.js';
 export * from './decide.js';
 export { parseHttpDate, parseIsoInstant } from './time.js';
+export * from './timeout-class.js';
+export * from './record-failure.js';
+export * from './stop-rules.js';

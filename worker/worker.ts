@@ -43,6 +43,12 @@ export interface ModelRetryWorkerOptions {
    * `failureConverterPath`, or the workflow's own failures stay in clear text. @default Temporal's default
    */
   dataConverter?: DataConverter;
+  /**
+   * At most how long an attempt's heartbeats wait before they reach the server, which is how soon an attempt in
+   * flight learns of its cancellation (tests raise it to make an attempt end on its own after a cancel).
+   * @default 1000
+   */
+  heartbeatThrottleMs?: number;
   /** Slots, pollers and cache; each setting given here wins over `WORKER_TUNING`. */
   tuning?: WorkerTuning;
 }
@@ -83,7 +89,10 @@ export async function createModelRetryWorker(options: ModelRetryWorkerOptions): 
     shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     // Attempts learn of cancellation only through heartbeat responses: send them at least every second so a
     // host's cancel aborts the request in flight within about a second (heartbeats add no history events).
-    maxHeartbeatThrottleInterval: '1 second',
+    maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? 1000,
+    ...(options.heartbeatThrottleMs !== undefined
+      ? { defaultHeartbeatThrottleInterval: options.heartbeatThrottleMs }
+      : {}),
     ...WORKER_TUNING,
     ...options.tuning,
     ...(options.identity ? { identity: options.identity } : {}),
