@@ -22,9 +22,15 @@ export function idOf(value: unknown): number {
 /** Events by id, and the workflow-task times that workflow code saw as `Date.now()`. */
 export class HistoryIndex {
   private readonly byId = new Map<number, HistoryEvent>();
+  /** The `WorkflowTaskStarted` ids of tasks that completed (not those that failed or timed out). */
+  private readonly completedStarts = new Set<number>();
 
   constructor(readonly events: readonly HistoryEvent[]) {
-    for (const e of events) this.byId.set(idOf(e.eventId), e);
+    for (const e of events) {
+      this.byId.set(idOf(e.eventId), e);
+      const completed = e.workflowTaskCompletedEventAttributes;
+      if (completed) this.completedStarts.add(idOf(completed.startedEventId));
+    }
   }
 
   get(id: unknown): HistoryEvent | undefined {
@@ -42,11 +48,16 @@ export class HistoryIndex {
     return started ? eventTimeMs(started) : undefined;
   }
 
-  /** The id of the first `WorkflowTaskStarted` event after event `id`: the task that handled it. */
+  /**
+   * The id of the `WorkflowTaskStarted` event of the first task after event `id` that completed: the task that
+   * handled it. A task that failed or timed out decided nothing (the workflow ran it again in a later task, which
+   * had seen more events by then), so it is skipped.
+   */
   taskStartedAfter(id: unknown): number | undefined {
     const from = idOf(id);
     for (const e of this.events) {
-      if (idOf(e.eventId) > from && e.workflowTaskStartedEventAttributes) return idOf(e.eventId);
+      const at = idOf(e.eventId);
+      if (at > from && e.workflowTaskStartedEventAttributes && this.completedStarts.has(at)) return at;
     }
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { temporal } from '@temporalio/proto';
-import { isFailureClass } from '../policy/index.js';
+import { failedAttempt, raisedFacts, timeoutFacts } from '../policy/index.js';
 import type { StopReason } from '../policy/index.js';
 import type {
   AttemptFailureDetails,
@@ -107,10 +107,17 @@ function noteDelivered(
   const delivered = deliveries.before(record.modelCallId, seenAt ?? Number.MAX_SAFE_INTEGER);
   record.streamedDeltas = delivered.deltas;
   const failure = record.failure;
-  if (record.outcome !== 'failed' || !failure || delivered.deltas === 0) return;
-  failure.message = `${failure.class} after ${delivered.deltas} streamed deltas: ${failure.message}`;
-  failure.class = 'StreamInterrupted';
-  delete failure.retryAfterMs;
+  if (record.outcome !== 'failed' || !failure) return;
+  // The same rule, by the same function, as the workflow's: rebuild from the failure's facts with the deltas.
+  const { class: cls, message, status, code, retryAfterMs } = failure;
+  const facts = { class: cls, message, ...defined({ status, code, retryAfterMs }) };
+  record.failure = failedAttempt({ ...facts, deltasDelivered: delivered.deltas }).record;
+}
+
+function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 /** Closes the attempt an activity's end event belongs to; returns that attempt's record. */
@@ -140,13 +147,7 @@ function closeAttempt(
     record.outcome = 'failed';
     if (details.startedAt) record.startedAt = details.startedAt;
     record.endedAt = details.endedAt ?? seenAt();
-    record.failure = {
-      class: isFailureClass(type) ? type : 'Unknown',
-      ...(details.status !== undefined ? { status: details.status } : {}),
-      ...(details.code !== undefined ? { code: details.code } : {}),
-      ...(details.retryAfterMs !== undefined ? { retryAfterMs: details.retryAfterMs } : {}),
-      message: details.message ?? failure?.message ?? '',
-    };
+    record.failure = failedAttempt(raisedFacts(type, details, failure?.message ?? '')).record;
     if (details.usage) record.usage = details.usage;
   } else if (timedOut) {
     const info = timedOut.failure?.timeoutFailureInfo;
@@ -154,7 +155,8 @@ function closeAttempt(
     if (heartbeat?.startedAt) record.startedAt = heartbeat.startedAt;
     record.outcome = 'failed';
     record.endedAt = seenAt();
-    record.failure = timeoutFailure(info?.timeoutType);
+    const timeout = timeoutFacts(info?.timeoutType);
+    record.failure = failedAttempt({ class: timeout.class, message: timeout.message }).record;
   } else if (canceled) {
     const details = firstPayload<Partial<AttemptFailureDetails>>(canceled.details);
     if (details?.startedAt) record.startedAt = details.startedAt;
@@ -162,28 +164,6 @@ function closeAttempt(
     record.endedAt = details?.endedAt ?? seenAt();
   }
   return record;
-}
-
-const TIMEOUT_TYPES = [
-  'UNSPECIFIED',
-  'START_TO_CLOSE',
-  'SCHEDULE_TO_START',
-  'SCHEDULE_TO_CLOSE',
-  'HEARTBEAT',
-] as const;
-const TIMEOUT_MESSAGES: Record<string, string> = {
-  HEARTBEAT: 'no heartbeat from the worker running the attempt: it was lost',
-  START_TO_CLOSE: 'the attempt did not finish within its start-to-close timeout',
-  SCHEDULE_TO_CLOSE: 'the deadline (less the reserve) was reached during the attempt',
-  SCHEDULE_TO_START: 'no worker picked up the attempt in time',
-};
-
-function timeoutFailure(type: unknown): NonNullable<AttemptRecord['failure']> {
-  const name =
-    typeof type === 'number' ? (TIMEOUT_TYPES[type] ?? '') : String(type ?? '').replace(/^TIMEOUT_TYPE_/, '');
-  const cls =
-    name === 'HEARTBEAT' ? 'WorkerLost' : name === 'SCHEDULE_TO_START' ? 'Unknown' : 'ResponseTimeout';
-  return { class: cls, message: TIMEOUT_MESSAGES[name] ?? 'timed out' };
 }
 
 function closeOfRun(index: HistoryIndex): Omit<CallHistory, 'attempts'> {

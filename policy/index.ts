@@ -19,3 +19,6 @@ export * from './decide.js';
 export { parseHttpDate, parseIsoInstant } from './time.js';
 export * from './history-limit.js';
 export * from './stop-order.js';
+export * from './timeout-class.js';
+export * from './record-failure.js';
+export * from './stop-rules.js';

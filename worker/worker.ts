@@ -10,6 +10,7 @@ import {
   rememberSearchAttributeCheck,
   searchAttributeWarning,
 } from '../activities/search-attributes.js';
+import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './config.js';
 
 /** Path of the workflows entry, as TypeScript source (tsx, tests) or compiled JavaScript (dist). */
@@ -43,6 +44,12 @@ export interface ModelRetryWorkerOptions {
    * `failureConverterPath`, or the workflow's own failures stay in clear text. @default Temporal's default
    */
   dataConverter?: DataConverter;
+  /**
+   * At most how long an attempt's heartbeats wait before they reach the server, which is how soon an attempt in
+   * flight learns of its cancellation (tests raise it to make an attempt end on its own after a cancel).
+   * @default 250 (`HEARTBEAT_INTERVAL_MS`)
+   */
+  heartbeatThrottleMs?: number;
   /** Slots, pollers and cache; each setting given here wins over `WORKER_TUNING`. */
   tuning?: WorkerTuning;
 }
@@ -81,9 +88,12 @@ export async function createModelRetryWorker(options: ModelRetryWorkerOptions): 
     activities: createActivities(options.deps),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
-    // Attempts learn of cancellation only through heartbeat responses: send them at least every second so a
-    // host's cancel aborts the request in flight within about a second (heartbeats add no history events).
-    maxHeartbeatThrottleInterval: '1 second',
+    // Attempts learn of cancellation only through heartbeat responses: let each heartbeat through (every 250 ms)
+    // so a host's cancel aborts the request in flight well within a second (heartbeats add no history events).
+    maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? HEARTBEAT_INTERVAL_MS,
+    ...(options.heartbeatThrottleMs !== undefined
+      ? { defaultHeartbeatThrottleInterval: options.heartbeatThrottleMs }
+      : {}),
     ...WORKER_TUNING,
     ...options.tuning,
     ...(options.identity ? { identity: options.identity } : {}),

@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { HEARTBEAT_INTERVAL_MS } from '../../activities/heartbeat.js';
 import { createProviderRegistry } from '../../activities/providers/registry.js';
 import type { ProviderRegistry } from '../../activities/providers/registry.js';
 import { startDevServer } from '../../worker/dev-server.js';
@@ -164,7 +165,7 @@ export async function openBenchContext(options: OpenOptions): Promise<BenchConte
         activities: { ...activities, ...createServerRetryActivities(activities.modelRequest) },
         shutdownGraceTime: 2000,
         // As model-retry's worker: the attempt heartbeats, and the throttle is the same.
-        maxHeartbeatThrottleInterval: '1 second',
+        maxHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
         ...WORKER_TUNING,
       });
       return track(worker, taskQueue);

@@ -18,6 +18,8 @@ export interface TestTemporal {
     taskQueue?: string;
     /** Payload codecs for this worker (`createDataConverter`). */
     dataConverter?: DataConverter;
+    /** The worker's `heartbeatThrottleMs` (how soon an attempt learns of its cancellation). */
+    heartbeatThrottleMs?: number;
     /** A workflow bundle other than the run's (one built with the encoding failure converter). */
     workflowBundlePath?: string;
   }): Promise<TestWorker>;
@@ -59,6 +61,9 @@ export async function connectTestTemporal(
         shutdownGraceMs: options.shutdownGraceMs ?? 2000,
         ...(options.deps ? { deps: options.deps } : {}),
         ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+        ...(options.heartbeatThrottleMs !== undefined
+          ? { heartbeatThrottleMs: options.heartbeatThrottleMs }
+          : {}),
       });
       const done = worker.run();
       const handle: TestWorker = {

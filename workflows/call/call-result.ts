@@ -1,7 +1,6 @@
 /** How a call ends: its successful result, or the `ModelCallFailed` failure it throws. */
 import { ApplicationFailure } from '@temporalio/workflow';
-import { resolveAction } from '../../policy/index.js';
-import type { Decision, ResolvedPlan } from '../../policy/index.js';
+import type { Decision } from '../../policy/index.js';
 import type { ModelRequestResult } from '../../common/attempt.js';
 import { attemptLine, billedTotals } from './call-summary.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
@@ -30,21 +29,6 @@ export function resultOf(
     attempts: records.map((r) => ({ ...r })),
     billed: billedTotals(records),
     lastDecision: { reason: 'succeeded', why: `attempt ${record.attempt} on ${record.model} answered` },
-  };
-}
-
-export function deadlineStop(
-  plan: ResolvedPlan,
-  failure: Parameters<typeof resolveAction>[1],
-  state: Decision['state'],
-): Decision {
-  const action = resolveAction(plan, failure)?.action;
-  return {
-    kind: 'stop',
-    reason: 'deadline',
-    ...(action !== undefined ? { action } : {}),
-    why: 'the deadline (less the reserve) was reached during the attempt',
-    state,
   };
 }
 

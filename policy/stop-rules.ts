@@ -1,0 +1,88 @@
+import { FailureClass } from './classes.js';
+import { fitsDeadline } from './deadline.js';
+import { decide } from './decide.js';
+import type { AttemptDecision, Decision, StopDecision } from './decision.js';
+import { resolveAction } from './decision.js';
+import type { Failure } from './failure.js';
+import type { ResolvedPlan } from './plan.js';
+import type { CallState } from './state.js';
+import type { RandomSource } from './waits.js';
+
+/** How an attempt ended, as far as the next decision is concerned. */
+export type AttemptEnd =
+  | { kind: 'answered' }
+  /** The attempt itself reported its cancellation. */
+  | { kind: 'cancelled' }
+  | {
+      kind: 'failed';
+      failure: Failure;
+      /** Temporal's schedule-to-close timeout ended it: the deadline (less the reserve) was reached. */
+      deadlineReached: boolean;
+    };
+
+/** What the workflow knows when it decides, besides the plan, the state and the attempt's end. */
+export interface DecisionContext {
+  /** The caller's cancellation scope (the host's cancel of the workflow, or a user's own scope) is cancelled. */
+  cancelRequested: boolean;
+  nowMs: number;
+  random: RandomSource;
+}
+
+/**
+ * The decision after an attempt, in the contract's order of the stop reasons: `cancelled` (cancellation was
+ * requested before the call ended, whatever the attempt did meanwhile: its record keeps what it was and nothing
+ * follows), `succeeded`, then, for a failure, `stream-interrupted` and the rest of `decide`'s order, except that a
+ * failure ended by the deadline's own timeout stops `deadline` (with the action the failure asked for).
+ */
+export function afterAttempt(
+  plan: ResolvedPlan,
+  state: CallState,
+  end: AttemptEnd,
+  at: DecisionContext,
+): Decision {
+  if (at.cancelRequested || end.kind === 'cancelled') return cancelledStop(state);
+  if (end.kind === 'answered')
+    return { kind: 'stop', reason: 'succeeded', why: 'the attempt answered', state };
+  if (end.deadlineReached && end.failure.class !== FailureClass.StreamInterrupted)
+    return deadlineStop(plan, end.failure, state);
+  return decide(plan, state, end.failure, at.nowMs, at.random);
+}
+
+/**
+ * What stands between a decided attempt and its start: a cancellation requested meanwhile (no attempt starts
+ * after it), or, after a wait (`waited`), a timer that fired so late that the deadline rule no longer holds.
+ */
+export function beforeAttempt(
+  plan: ResolvedPlan,
+  decision: AttemptDecision,
+  at: { cancelRequested: boolean; nowMs: number; waited: boolean },
+): Decision {
+  if (at.cancelRequested) return cancelledStop(decision.state);
+  if (at.waited && !fitsDeadline(plan, at.nowMs, 0)) {
+    return {
+      kind: 'stop',
+      reason: 'deadline',
+      ...(decision.action !== undefined ? { action: decision.action } : {}),
+      why: 'the wait ended too late for another attempt before the deadline',
+      state: decision.state,
+    };
+  }
+  return decision;
+}
+
+/** The call stops `cancelled`: cancellation bypasses the actions. */
+export function cancelledStop(state: CallState): StopDecision {
+  return { kind: 'stop', reason: 'cancelled', why: 'the call was cancelled', state };
+}
+
+/** The call stops `deadline` because Temporal's schedule-to-close timeout (the deadline less the reserve) fired. */
+export function deadlineStop(plan: ResolvedPlan, failure: Failure, state: CallState): StopDecision {
+  const action = resolveAction(plan, failure)?.action;
+  return {
+    kind: 'stop',
+    reason: 'deadline',
+    ...(action !== undefined ? { action } : {}),
+    why: 'the deadline (less the reserve) was reached during the attempt',
+    state,
+  };
+}

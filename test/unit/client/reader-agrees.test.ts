@@ -1,0 +1,151 @@
+import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { describe, expect, it } from 'vitest';
+import { HistoryIndex } from '../../../client/history-events.js';
+import { readCallHistory } from '../../../client/history-reader.js';
+import { failedAttempt, FAILURE_CLASSES } from '../../../policy/index.js';
+import type { ModelRequestInput } from '../../../common/attempt.js';
+import { outcomeOf } from '../../../workflows/call/attempt-outcome.js';
+
+/** Events as plain JSON (ids and times as numbers, as the reader accepts them). */
+type Event = Record<string, unknown>;
+type History = temporal.api.history.v1.IHistory;
+const asHistory = (events: Event[]) => ({ events }) as unknown as History;
+
+const payloads = (value: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(value)] });
+
+const INPUT: ModelRequestInput = {
+  workflowId: 'w',
+  callId: 'c1',
+  attempt: 1,
+  modelCallId: 'c1.1',
+  backend: 0,
+  model: 'local:m',
+  messages: [{ role: 'user', content: 'hi' }],
+  timeoutMs: 1000,
+};
+
+/** A history in which the attempt `c1.1` is scheduled and then ends with `end` (event 8). */
+function historyEndingWith(end: Event): History {
+  const at = { seconds: 1_700_000_000, nanos: 0 };
+  return asHistory([
+    { eventId: 3, eventTime: at, workflowTaskStartedEventAttributes: {} },
+    { eventId: 4, eventTime: at, workflowTaskCompletedEventAttributes: { startedEventId: 3 } },
+    {
+      eventId: 5,
+      activityTaskScheduledEventAttributes: {
+        activityType: { name: 'modelRequest' },
+        input: payloads(INPUT),
+        workflowTaskCompletedEventId: 4,
+      },
+    },
+    { eventId: 8, ...end },
+    { eventId: 9, eventTime: at, workflowTaskStartedEventAttributes: {} },
+    { eventId: 10, eventTime: at, workflowTaskCompletedEventAttributes: { startedEventId: 9 } },
+  ]);
+}
+
+/** The failure part of the record the workflow makes of `error` (the steps of `CallRun.record`). */
+function workflowFailure(error: unknown) {
+  const outcome = outcomeOf(error, false);
+  if (outcome.kind !== 'failed') throw new Error('expected a failed attempt');
+  return failedAttempt(outcome.facts).record;
+}
+
+describe('the history reader and the workflow build the same record from the same facts', () => {
+  const TIMEOUTS = [
+    ['START_TO_CLOSE', 1],
+    ['SCHEDULE_TO_START', 2],
+    ['SCHEDULE_TO_CLOSE', 3],
+    ['HEARTBEAT', 4],
+  ] as const;
+  it.each(TIMEOUTS)('a %s timeout', (name, protoNumber) => {
+    const error = new ActivityFailure(
+      'activity timed out',
+      'modelRequest',
+      'c1.1',
+      RetryState.TIMEOUT,
+      undefined,
+      new TimeoutFailure('timed out', undefined, name),
+    );
+    const history = historyEndingWith({
+      activityTaskTimedOutEventAttributes: {
+        scheduledEventId: 5,
+        failure: { message: 'timed out', timeoutFailureInfo: { timeoutType: protoNumber } },
+      },
+    });
+    const read = readCallHistory(history).attempts[0];
+    expect(read?.outcome).toBe('failed');
+    expect(read?.failure).toEqual(workflowFailure(error));
+  });
+
+  it.each([...FAILURE_CLASSES, 'NotAClass'])('an attempt that raised %s', (type) => {
+    const details = {
+      class: type,
+      status: 503,
+      code: 'overloaded',
+      retryAfterMs: 1500,
+      message: 'the provider said no',
+      startedAt: '2026-01-01T00:00:00.000Z',
+      endedAt: '2026-01-01T00:00:01.000Z',
+    };
+    const failure = ApplicationFailure.create({
+      type,
+      message: 'raised',
+      nonRetryable: true,
+      details: [details],
+    });
+    const error = new ActivityFailure(
+      'failed',
+      'modelRequest',
+      'c1.1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      undefined,
+      failure,
+    );
+    const history = historyEndingWith({
+      activityTaskFailedEventAttributes: {
+        scheduledEventId: 5,
+        failure: {
+          message: 'raised',
+          applicationFailureInfo: { type, nonRetryable: true, details: payloads(details) },
+        },
+      },
+    });
+    const read = readCallHistory(history).attempts[0];
+    expect(read?.failure).toEqual(workflowFailure(error));
+  });
+});
+
+describe('HistoryIndex.taskStartedAfter', () => {
+  it('names the first workflow task after an event that completed, skipping tasks that failed or timed out', () => {
+    const index = new HistoryIndex(
+      asHistory([
+        { eventId: 7, activityTaskFailedEventAttributes: { scheduledEventId: 5 } },
+        { eventId: 8, workflowTaskScheduledEventAttributes: {} },
+        { eventId: 9, workflowTaskStartedEventAttributes: {} },
+        { eventId: 10, workflowTaskFailedEventAttributes: { startedEventId: 9 } },
+        { eventId: 11, workflowExecutionSignaledEventAttributes: {} },
+        { eventId: 12, workflowTaskScheduledEventAttributes: {} },
+        { eventId: 13, workflowTaskStartedEventAttributes: {} },
+        { eventId: 14, workflowTaskTimedOutEventAttributes: { startedEventId: 13 } },
+        { eventId: 15, workflowTaskScheduledEventAttributes: {} },
+        { eventId: 16, workflowTaskStartedEventAttributes: {} },
+        { eventId: 17, workflowTaskCompletedEventAttributes: { startedEventId: 16 } },
+      ]).events ?? [],
+    );
+    expect(index.taskStartedAfter(7)).toBe(16);
+  });
+
+  it('is undefined while the task that handles the event has not completed', () => {
+    const index = new HistoryIndex(
+      asHistory([
+        { eventId: 7, activityTaskFailedEventAttributes: { scheduledEventId: 5 } },
+        { eventId: 8, workflowTaskScheduledEventAttributes: {} },
+        { eventId: 9, workflowTaskStartedEventAttributes: {} },
+      ]).events ?? [],
+    );
+    expect(index.taskStartedAfter(7)).toBeUndefined();
+  });
+});

@@ -1,0 +1,31 @@
+import { proxyActivities } from '@temporalio/workflow';
+import { scheduleToCloseMs, START_TO_CLOSE_GRACE_MS } from '../../policy/index.js';
+import type { ResolvedPlan } from '../../policy/index.js';
+import type { ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
+import type { ModelRequestActivities } from '../../common/attempt-activity.js';
+
+/** Temporal notices a dead worker after this long without a heartbeat (the attempt heartbeats every second). */
+export const HEARTBEAT_TIMEOUT_MS = 10_000;
+
+/**
+ * Runs one attempt's activity (`modelRequest`, activity id `<callId>.<attempt>`, no Temporal retry) with the
+ * contract's timeouts: start-to-close T + grace, schedule-to-close the deadline less the reserve, a heartbeat
+ * timeout, and `WAIT_CANCELLATION_COMPLETED` so a cancelled attempt reports how it ended.
+ */
+export function modelRequest(
+  plan: ResolvedPlan,
+  request: ModelRequestInput,
+  scheduledAt: number,
+): Promise<ModelRequestResult> {
+  const scheduleToClose = scheduleToCloseMs(plan, scheduledAt);
+  const { modelRequest: run } = proxyActivities<ModelRequestActivities>({
+    activityId: request.modelCallId,
+    summary: `attempt ${request.attempt} · ${request.model}`,
+    startToCloseTimeout: request.timeoutMs + START_TO_CLOSE_GRACE_MS,
+    ...(scheduleToClose !== undefined ? { scheduleToCloseTimeout: scheduleToClose } : {}),
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    retry: { maximumAttempts: 1 },
+    cancellationType: 'WAIT_CANCELLATION_COMPLETED',
+  });
+  return run(request);
+}

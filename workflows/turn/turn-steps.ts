@@ -1,0 +1,188 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  continueAsNew,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { fitsDeadline } from '../../policy/index.js';
+import type { StopReason } from '../../policy/index.js';
+import type { ToolCall, ToolDefinition } from '../../common/attempt.js';
+import { MODEL_CALL_FAILED } from '../../common/call.js';
+import type { ModelCallFailedDetails, ModelCallResult } from '../../common/call.js';
+import { TURN_TOO_LARGE, TURN_TOOL_FATAL } from '../../common/turn.js';
+import type { AgentTurnInput, TurnEnd, TurnStep } from '../../common/turn.js';
+import { callCount } from '../call/call-log.js';
+import { backendsOf } from '../call/call-input.js';
+import { callModel } from '../call/model-call.js';
+import { handOverStream } from '../stream.js';
+import { jsonBytes, tooLarge } from './turn-input.js';
+import type { TurnState } from './turn-state.js';
+import { runToolCalls } from './turn-tools.js';
+
+/** How a turn stops: with a result (`end`), or by throwing `error` (a failure, or the cancellation rethrown). */
+export type TurnStop =
+  | { kind: 'end'; reason: TurnEnd; why: string; call?: ModelCallFailedDetails }
+  | { kind: 'throw'; reason: StopReason; error: unknown };
+
+/**
+ * One agent turn's steps (see `agentTurnWorkflow`): the checks before a step (max steps, continue-as-new, the
+ * deadline), its model call, its tool calls. Each returns how the turn stops, or `undefined` to go on.
+ */
+export class TurnSteps {
+  private readonly backends: string[];
+  private readonly modelTools: ToolDefinition[];
+  /** The tool calls the latest answer asked for. */
+  private toolCalls: ToolCall[] = [];
+
+  constructor(
+    private readonly input: AgentTurnInput,
+    private readonly turn: TurnState,
+  ) {
+    this.backends = backendsOf({ model: input.model });
+    this.modelTools = turn.tools.map(({ name, description, inputSchema }) => ({
+      name,
+      ...(description !== undefined ? { description } : {}),
+      inputSchema,
+    }));
+  }
+
+  /** Before a step: `maxSteps`, then continue-as-new when Temporal suggests it, then the deadline rule. */
+  async before(): Promise<TurnStop | undefined> {
+    const { turn, input } = this;
+    const done = turn.steps.at(-1)?.step ?? 0;
+    if (done >= turn.maxSteps) return end('max-steps', `${turn.maxSteps} steps (maxSteps) were made`);
+    if (done > 0 && workflowInfo().continueAsNewSuggested) {
+      const stream = await handOverStream();
+      const next: AgentTurnInput = {
+        ...input,
+        carried: { ...turn.carry(callCount()), ...(stream ? { stream } : {}) },
+      };
+      refuseIfTooLarge('what the turn carries to its next run', next);
+      await continueAsNew<(input: AgentTurnInput) => Promise<unknown>>(next);
+    }
+    if (!fitsDeadline(turn.plan, Date.now(), 0))
+      return end(
+        'deadline',
+        'the deadline leaves less than minAttemptMs + reserveMs for the next model call',
+      );
+    refuseIfTooLarge('the conversation', { messages: turn.messages, tools: this.modelTools });
+    return undefined;
+  }
+
+  /** The step's model call (a `callModel` sharing the turn's plan and retry-after times); notes its answer. */
+  async model(): Promise<TurnStop | undefined> {
+    const { turn, input, modelTools } = this;
+    const step: TurnStep = { step: (turn.steps.at(-1)?.step ?? 0) + 1, callId: '', attempts: [], tools: [] };
+    turn.steps.push(step);
+    turn.phase = 'model';
+    let answer: ModelCallResult;
+    try {
+      answer = await callModel(
+        {
+          model: this.backends,
+          messages: turn.messages,
+          ...(modelTools.length > 0 ? { tools: modelTools } : {}),
+          ...(input.settings ? { settings: input.settings } : {}),
+          ...(input.stream !== undefined ? { stream: input.stream } : {}),
+        },
+        {
+          plan: turn.plan,
+          notBefore: turn.notBefore,
+          onStart: (call) => {
+            step.callId = call.callId;
+            step.attempts = call.records;
+            turn.call = call.status;
+          },
+        },
+      );
+    } catch (error) {
+      if (isCancellation(error)) return { kind: 'throw', reason: 'cancelled', error };
+      const details = callFailedDetails(error);
+      if (!details) throw error;
+      step.stopReason = details.stopReason;
+      if (details.stopReason === 'deadline')
+        return end('deadline', `model call ${details.callId}: ${details.lastDecision.why}`, details);
+      const failure = turnCallFailed(turn, error as ApplicationFailure, details);
+      return { kind: 'throw', reason: details.stopReason, error: failure };
+    }
+    const { text, toolCalls, finishReason } = answer.output;
+    Object.assign(step, {
+      model: answer.model,
+      text,
+      finishReason,
+      ...(answer.usage ? { usage: answer.usage } : {}),
+    });
+    turn.messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
+    this.toolCalls = toolCalls;
+    if (toolCalls.length === 0) return end('succeeded', `step ${step.step} answered without tool calls`);
+    return undefined;
+  }
+
+  /** The tool calls the step's answer asked for, in parallel; the turn stops on a cancel, the deadline or a fatal tool. */
+  async tools(): Promise<TurnStop | undefined> {
+    const { turn } = this;
+    const step = turn.steps.at(-1) as TurnStep;
+    turn.phase = 'tools';
+    let tools: Awaited<ReturnType<typeof runToolCalls>>;
+    try {
+      tools = await runToolCalls(step.callId, this.toolCalls, turn.tools, turn.plan, step.tools);
+    } catch (error) {
+      if (isCancellation(error)) return { kind: 'throw', reason: 'cancelled', error };
+      throw error;
+    }
+    // Cancellation first: tool calls that ended on their own after the cancel do not lead to another step.
+    if (CancellationScope.current().consideredCancelled)
+      return { kind: 'throw', reason: 'cancelled', error: new CancelledFailure('the turn was cancelled') };
+    turn.messages.push(...tools.messages);
+    if (tools.end.kind === 'deadline') return end('deadline', tools.end.why);
+    if (tools.end.kind === 'fatal') {
+      const partial = turn.partial('non-retryable', tools.end.why);
+      const error = ApplicationFailure.create({
+        type: TURN_TOOL_FATAL,
+        nonRetryable: true,
+        message: `agent turn stopped (non-retryable) at step ${step.step}: ${tools.end.why}`,
+        details: [partial],
+      });
+      return { kind: 'throw', reason: 'non-retryable', error };
+    }
+    return undefined;
+  }
+}
+
+function end(reason: TurnEnd, why: string, call?: ModelCallFailedDetails): TurnStop {
+  return { kind: 'end', reason, why, ...(call ? { call } : {}) };
+}
+
+function callFailedDetails(error: unknown): ModelCallFailedDetails | undefined {
+  if (!(error instanceof ApplicationFailure) || error.type !== MODEL_CALL_FAILED) return undefined;
+  return error.details?.[0] as ModelCallFailedDetails | undefined;
+}
+
+/**
+ * A model call that stopped without an answer (not at the deadline) ends the turn with the call's own failure
+ * type, `ModelCallFailed`, so history readers find its stop reason and last decision where they look for them;
+ * its details add what the turn had done so far (`turn`).
+ */
+function turnCallFailed(
+  turn: TurnState,
+  failure: ApplicationFailure,
+  details: ModelCallFailedDetails,
+): ApplicationFailure {
+  const step = turn.steps.at(-1)?.step ?? 0;
+  const partial = turn.partial(details.stopReason, details.lastDecision.why, details.lastDecision);
+  return ApplicationFailure.create({
+    type: MODEL_CALL_FAILED,
+    nonRetryable: true,
+    message: `agent turn stopped (${details.stopReason}) at step ${step}: ${failure.message}`,
+    details: [{ ...details, turn: partial }],
+  });
+}
+
+function refuseIfTooLarge(what: string, value: unknown): void {
+  const why = tooLarge(what, jsonBytes(value));
+  if (why !== undefined) {
+    throw ApplicationFailure.create({ type: TURN_TOO_LARGE, nonRetryable: true, message: why });
+  }
+}
