@@ -5,6 +5,7 @@ import { createModelRequest } from './attempt/model-request.js';
 import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
+import { createWorkerConfigActivities } from './worker-config.js';
 import { providersFromEnv } from './providers/registry.js';
 import type { Env, ProviderRegistry } from './providers/registry.js';
 import { ToolRegistry, createToolActivities } from './tools/index.js';
@@ -28,6 +29,12 @@ export interface ActivityDeps {
   tools?: Record<string, ToolSpec> | ToolRegistry;
   /** Whether the built-in tools are offered. @default true */
   builtinTools?: boolean;
+  /**
+   * Whether this worker's data converter has a payload store (the claim-check codec): workflows then know that a
+   * long prompt costs a reference in history, not its size. `createModelRetryWorker` sets it from its
+   * `dataConverter`. @default false
+   */
+  payloadStore?: boolean;
 }
 
 /**
@@ -44,6 +51,7 @@ export function createActivities(deps: ActivityDeps = {}) {
   return {
     modelRequest: withAttemptMetrics(withResultLimit(createModelRequest({ providers }))),
     ...createSearchAttributeActivities(),
+    ...createWorkerConfigActivities({ payloadStore: deps.payloadStore === true }),
     ...createToolActivities({ registry: () => tools }),
   };
 }

@@ -1,6 +1,8 @@
 import { FailureClass } from './classes.js';
 import { fitsDeadline } from './deadline.js';
 import { decide } from './decide.js';
+import type { RunOutlook } from './decide.js';
+import { asksBefore } from './stop-order.js';
 import type { AttemptDecision, Decision, StopDecision } from './decision.js';
 import { resolveAction } from './decision.js';
 import type { Failure } from './failure.js';
@@ -26,6 +28,8 @@ export interface DecisionContext {
   cancelRequested: boolean;
   nowMs: number;
   random: RandomSource;
+  /** What the run knows of its history, for `history-limit` (see `decide`). */
+  run?: RunOutlook;
 }
 
 /**
@@ -43,9 +47,12 @@ export function afterAttempt(
   if (at.cancelRequested || end.kind === 'cancelled') return cancelledStop(state);
   if (end.kind === 'answered')
     return { kind: 'stop', reason: 'succeeded', why: 'the attempt answered', state };
-  if (end.deadlineReached && end.failure.class !== FailureClass.StreamInterrupted)
-    return deadlineStop(plan, end.failure, state);
-  return decide(plan, state, end.failure, at.nowMs, at.random);
+  const decided = decide(plan, state, end.failure, at.nowMs, at.random, at.run);
+  if (!end.deadlineReached || end.failure.class === FailureClass.StreamInterrupted) return decided;
+  // The deadline's own timeout ended the attempt: the call stops, `deadline` unless a reason the contract asks
+  // first applies (the last allowed attempt is `attempts-exhausted`, an abort `non-retryable`, ...).
+  if (decided.kind === 'stop' && asksBefore(decided.reason, 'deadline')) return decided;
+  return deadlineStop(plan, end.failure, state);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from '../activities/search-attributes.js';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './config.js';
+import { ClaimCheckCodec } from '../payloads/claim-check-codec.js';
 
 /** Path of the workflows entry, as TypeScript source (tsx, tests) or compiled JavaScript (dist). */
 export function workflowsPath(): string {
@@ -85,7 +86,12 @@ export async function createModelRetryWorker(options: ModelRetryWorkerOptions): 
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: workflowsPath() }),
-    activities: createActivities(options.deps),
+    activities: createActivities({
+      ...options.deps,
+      payloadStore:
+        options.deps?.payloadStore ??
+        (options.dataConverter?.payloadCodecs ?? []).some((codec) => codec instanceof ClaimCheckCodec),
+    }),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     // Attempts learn of cancellation only through heartbeat responses: let each heartbeat through (every 250 ms)

@@ -21,6 +21,7 @@ import type { AttemptOutcome } from './attempt-outcome.js';
 import { actionOf, callFailed, resultOf } from './call-result.js';
 import { noteSearchAttributesReady } from './call-stop.js';
 import type { CallStream } from './call-stream.js';
+import type { HistoryWatch } from './history-watch.js';
 import { iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../turn/turn-not-before.js';
 import type { SharedNotBefore } from '../turn/turn-not-before.js';
@@ -43,6 +44,8 @@ export interface CallSetup {
   status: CallStatus;
   records: AttemptRecord[];
   shared: SharedNotBefore | undefined;
+  /** The run's history, for the `history-limit` stop. */
+  history: HistoryWatch;
 }
 
 /**
@@ -167,8 +170,13 @@ export class CallRun {
 
   /** Decides what follows the attempt of `record` (the policy's order of the stop reasons), and notes it. */
   decide(state: Decision['state'], record: AttemptRecord, end: AttemptEnd): Decision {
-    const { plan, backends, shared } = this.call;
-    const context = { cancelRequested: cancelRequested(), nowMs: Date.now(), random: Math.random };
+    const { plan, backends, shared, history } = this.call;
+    const context = {
+      cancelRequested: cancelRequested(),
+      nowMs: Date.now(),
+      random: Math.random,
+      run: history.afterAttempt(),
+    };
     const decision = afterAttempt(plan, state, end, context);
     if (end.kind !== 'failed' || (decision.kind === 'stop' && decision.reason === 'cancelled'))
       return decision;

@@ -18,6 +18,9 @@ import {
   validateCallInput,
 } from './call-input.js';
 import { toolsOf } from './call-tools.js';
+import { HistoryWatch } from './history-watch.js';
+import { workerConfig } from './worker-config.js';
+import { jsonBytes } from '../turn/turn-input.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
 import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
 
@@ -78,6 +81,7 @@ export async function callModel(
   options.onStart?.({ callId, status, records });
   const stream = new CallStream(callId, streaming, options.stream);
   const shared = options.notBefore;
+  const history = await watchHistory(messages, tools, input.settings);
   const call = new CallRun({
     callId,
     input,
@@ -89,10 +93,11 @@ export async function callModel(
     status,
     records,
     shared,
+    history,
   });
   let next: Decision = shared
-    ? startWithNotBefore(plan, seededState(backends, shared), Date.now())
-    : startDecision(plan, initialState(backends.length), Date.now());
+    ? startWithNotBefore(plan, seededState(backends, shared), Date.now(), history.start())
+    : startDecision(plan, initialState(backends.length), Date.now(), history.start());
   if (shared) shareNotBefore(backends, next.state, shared);
   while (next.kind === 'attempt') {
     next = await call.wait(next);
@@ -102,6 +107,23 @@ export async function callModel(
     next = call.decide(next.state, record, call.record(record, ended));
   }
   return call.stop(next);
+}
+
+/**
+ * An input this large asks the worker whether it has a payload store (one local activity, one marker event):
+ * with one, the input is stored as a reference and neither Temporal's 2 MB payload limit nor its size in
+ * history applies to it. A smaller input never gets near either, so a common call asks nothing.
+ */
+const ASK_PAYLOAD_STORE_BYTES = 256 * 1024;
+
+async function watchHistory(
+  messages: ModelRequestInput['messages'],
+  tools: ModelRequestInput['tools'],
+  settings: ModelCallInput['settings'],
+): Promise<HistoryWatch> {
+  const inputBytes = jsonBytes({ messages, ...(tools ? { tools } : {}), ...(settings ? { settings } : {}) });
+  const payloadStore = inputBytes > ASK_PAYLOAD_STORE_BYTES && (await workerConfig())?.payloadStore === true;
+  return new HistoryWatch(inputBytes, payloadStore);
 }
 
 function prepare(

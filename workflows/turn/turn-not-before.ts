@@ -5,7 +5,7 @@ import {
   remainingBackends,
   startDecision,
 } from '../../policy/index.js';
-import type { CallState, Decision, ResolvedPlan } from '../../policy/index.js';
+import type { CallState, Decision, ResolvedPlan, RunOutlook } from '../../policy/index.js';
 import type { SharedNotBefore } from '../../common/turn.js';
 
 export type { SharedNotBefore };
@@ -32,8 +32,13 @@ export function shareNotBefore(backends: readonly string[], state: CallState, sh
  * with `retry-after-exceeded`, and so does one that leaves no room before the deadline (as `advance` does).
  * Pure: no clock, no randomness.
  */
-export function startWithNotBefore(plan: ResolvedPlan, state: CallState, nowMs: number): Decision {
-  const first = startDecision(plan, state, nowMs);
+export function startWithNotBefore(
+  plan: ResolvedPlan,
+  state: CallState,
+  nowMs: number,
+  run: RunOutlook = {},
+): Decision {
+  const first = startDecision(plan, state, nowMs, run);
   if (first.kind === 'stop' || notBeforeOf(state, first.backend) <= nowMs) return first;
   const remaining = remainingBackends(state);
   const free = remaining.find((i) => notBeforeOf(state, i) <= nowMs);

@@ -53,6 +53,24 @@ describe('afterAttempt: the stop reasons in the contract order', () => {
     expect(afterAttempt(p, first(p).state, end, at(false))).toMatchObject({ reason: 'stream-interrupted' });
   });
 
+  it('is attempts-exhausted, not deadline, when the deadline timeout ends the last allowed attempt', () => {
+    const p = plan({ waits: [100], maxAttempts: 1 });
+    const end: AttemptEnd = { kind: 'failed', failure: fail('ResponseTimeout'), deadlineReached: true };
+    expect(afterAttempt(p, first(p).state, end, at(false))).toMatchObject({
+      kind: 'stop',
+      reason: 'attempts-exhausted',
+    });
+  });
+
+  it('is non-retryable, not deadline, when the deadline timeout ends an attempt whose action is abort', () => {
+    const p = plan({ waits: [100], actions: { ResponseTimeout: 'abort' } });
+    const end: AttemptEnd = { kind: 'failed', failure: fail('ResponseTimeout'), deadlineReached: true };
+    expect(afterAttempt(p, first(p).state, end, at(false))).toMatchObject({
+      kind: 'stop',
+      reason: 'non-retryable',
+    });
+  });
+
   it('stops deadline, with the action the failure asked for, when the deadline timeout ended the attempt', () => {
     const p = plan({ waits: [100] });
     const end: AttemptEnd = { kind: 'failed', failure: fail('ResponseTimeout'), deadlineReached: true };

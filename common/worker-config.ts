@@ -1,0 +1,18 @@
+/**
+ * What workflow code learns of the worker it runs on: one local activity (`modelRetryConfig`) whose answer is
+ * recorded as a marker in history, so a replay decides the same. Never read from a file or the environment in
+ * workflow code. Later features (fleet health, limits, prices) add their settings here.
+ */
+export interface WorkerConfig {
+  /**
+   * Whether the worker's data converter keeps large strings in a payload store (the claim-check codec), so
+   * Temporal stores a long prompt as a reference: then the size of an attempt's input as workflow code sees it
+   * says nothing about what Temporal stores.
+   */
+  payloadStore: boolean;
+}
+
+/** The local activity that answers it (types only cross into the sandbox). */
+export interface WorkerConfigActivities {
+  modelRetryConfig(): Promise<WorkerConfig>;
+}
