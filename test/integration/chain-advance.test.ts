@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fail, ok } from '../../loopback/index.js';
-import { modelCallFixture, runCall, story } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
-import { replayAll } from '../harness/replay.js';
+import { runCall, story } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 
 /** Issue 16: a chain whose first backend keeps failing 503 after the plan's only wait is used. */
 describe('a retry-same with no wait left advances along the chain', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('A, B, C with waits [100] and every backend failing 503: A twice, then B and C at once', async () => {
     const [a, b, c] = [fx.model('a'), fx.model('b'), fx.model('c')];

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok, streamError } from '../../loopback/index.js';
-import { runCall, modelCallFixture, story } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import type { TestWorker } from '../harness/temporal.js';
-import { replayAll } from '../harness/replay.js';
+import { runCall, story } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 
 /**
  * The provider side's edges of a call, on the real workflow, the dev server and the loopback provider: an
@@ -12,16 +10,7 @@ import { replayAll } from '../harness/replay.js';
  * the attempts on record.
  */
 describe('a durable model call at the edges of what providers send', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('drops a backend whose empty answer stopped at the output limit, and says length on a cut answer', async () => {
     const [a, b] = [fx.model('a'), fx.model('b')];

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventTimeMs, eventTypeName } from '../../client/history-format.js';
 import { fail, ok } from '../../loopback/index.js';
-import { modelCallFixture, runCall, story } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import { replayAll } from '../harness/replay.js';
-import type { TestWorker } from '../harness/temporal.js';
+import { runCall, story } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 
 /**
  * The dev server the tests and the demo run on honours short durable waits: its timer queue looks ahead by
@@ -12,16 +10,7 @@ import type { TestWorker } from '../harness/temporal.js';
  * Measured by the server's own clock in the history, not by how long the test took.
  */
 describe('short durable waits on the dev server', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
 
   it('fires a 250 ms wait between attempts within 100 ms of its time, by the history', async () => {
     const m = fx.model();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { tool } from 'ai';
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { CallOutcome } from '../../cli/call-outcome.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { firstPayload } from '../../client/history-events.js';
@@ -15,10 +15,8 @@ import { agentTurnWorkflow } from '../../workflows/turn/agent-turn.js';
 import { InvalidAgentTurnInputError } from '../../workflows/turn/turn-input.js';
 import { settle } from '../harness/settle.js';
 import { runCli } from '../harness/cli.js';
-import { finishCall, modelCallFixture, runCall } from '../harness/model-call.js';
-import type { ModelCallFixture } from '../harness/model-call.js';
-import { replayAll } from '../harness/replay.js';
-import type { TestWorker } from '../harness/temporal.js';
+import { finishCall, runCall } from '../harness/model-call.js';
+import { useFixture } from '../harness/fixture.js';
 
 const CITY = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 type SentTool = { type: string; function: { name: string; description?: string; parameters: unknown } };
@@ -29,16 +27,7 @@ type SentTool = { type: string; function: { name: string; description?: string; 
  * anything starts, and fails a workflow that gets it anyway at once (never an `Unknown` attempt, retried).
  */
 describe('tools and settings are checked before anything starts', () => {
-  let fx: ModelCallFixture;
-  let worker: TestWorker;
-  beforeAll(async () => {
-    fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
-  });
-  afterAll(async () => {
-    if (fx) await replayAll(fx.histories);
-    await fx?.close();
-  });
+  const { fx, worker } = useFixture();
   const notStarted = async (workflowId: string) =>
     expect(fx.temporal.client.workflow.getHandle(workflowId).describe()).rejects.toThrow(/not found/i);
   const cliEnv = () => ({
