@@ -128,3 +128,14 @@ export function historyLimitStop(
   }
   return undefined;
 }
+
+/**
+ * Whether an agent turn should continue as new before its next step (a turn can, a single call cannot): its
+ * history now plus two attempts of the next model call (each about `stepInputBytes`, the conversation and tools it
+ * sends, plus {@link ATTEMPT_OVERHEAD}) would pass the plan's `historyLimit`.
+ */
+export function turnNearHistoryLimit(plan: ResolvedPlan, now: HistorySize, stepInputBytes: number): boolean {
+  const bytes = now.bytes + 2 * (stepInputBytes + ATTEMPT_OVERHEAD.bytes);
+  const events = now.events + 2 * ATTEMPT_OVERHEAD.events;
+  return bytes > plan.historyLimit.bytes || events > plan.historyLimit.events;
+}

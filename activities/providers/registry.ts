@@ -119,6 +119,25 @@ function baseURLOf(provider: string, config: ProviderConfig, adapter: ProviderAd
   return fromEnv;
 }
 
+/**
+ * At start: a built-in type's base URL variable (`OPENAI_BASE_URL`) that holds a credential is refused now, as a
+ * providers file's `baseURL` is, so the worker does not start instead of failing every attempt `Misconfigured`.
+ */
+function refuseCredentialBaseURLs(all: ProvidersConfig, env: Env): void {
+  const problems: string[] = [];
+  for (const [provider, config] of Object.entries(all)) {
+    const variable = PROVIDER_ADAPTERS[config.type].defaults?.baseURLEnv;
+    if (config.baseURL !== undefined || variable === undefined) continue;
+    const value = env[variable]?.trim();
+    if (value && URL.canParse(value) && hasCredentials(new URL(value))) {
+      problems.push(
+        `${variable} (the base URL of provider "${provider}") holds a credential (a user:password@ or a ?key= query): remove it from the URL and ${credentialFix(provider)}`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ProvidersConfigError('environment', [...new Set(problems)]);
+}
+
 /** The headers of `config.headersFromEnv`, read from `env` now. */
 function headersFromEnv(provider: string, config: ProviderConfig, env: Env): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -146,6 +165,7 @@ export function createProviderRegistry(
   const checked = parseProvidersConfig(config, options.source);
   const all: ProvidersConfig = { ...checked, ...withoutKeys(BUILTIN_PROVIDERS, Object.keys(checked)) };
   const env = (): Env => options.env ?? process.env;
+  refuseCredentialBaseURLs(all, env());
   // One dispatcher (connection pool) for every model of this registry.
   const fetch = createProviderFetch(options.transport);
   return {

@@ -4,7 +4,7 @@ import type { ResolvedPlan } from '../../policy/index.js';
 import type { ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
 import type { ModelRequestActivities } from '../../common/attempt-activity.js';
 
-/** Temporal notices a dead worker after this long without a heartbeat (the attempt heartbeats every second). */
+/** Temporal notices a dead worker after this long without a heartbeat (the attempt heartbeats every 250 ms). */
 export const HEARTBEAT_TIMEOUT_MS = 10_000;
 
 /**

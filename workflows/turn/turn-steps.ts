@@ -6,7 +6,7 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import { fitsDeadline } from '../../policy/index.js';
+import { fitsDeadline, turnNearHistoryLimit } from '../../policy/index.js';
 import type { StopReason } from '../../policy/index.js';
 import type { ToolCall, ToolDefinition } from '../../common/attempt.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
@@ -48,12 +48,15 @@ export class TurnSteps {
     }));
   }
 
-  /** Before a step: `maxSteps`, then continue-as-new when Temporal suggests it, then the deadline rule. */
+  /**
+   * Before a step: `maxSteps`, then continue-as-new when Temporal suggests it or the next model call could take
+   * the run near the plan's `historyLimit`, then the deadline rule.
+   */
   async before(): Promise<TurnStop | undefined> {
     const { turn, input } = this;
     const done = turn.steps.at(-1)?.step ?? 0;
     if (done >= turn.maxSteps) return end('max-steps', `${turn.maxSteps} steps (maxSteps) were made`);
-    if (done > 0 && workflowInfo().continueAsNewSuggested) {
+    if (done > 0 && (workflowInfo().continueAsNewSuggested || this.nearHistoryLimit())) {
       const stream = await handOverStream();
       const next: AgentTurnInput = {
         ...input,
@@ -69,6 +72,16 @@ export class TurnSteps {
       );
     refuseIfTooLarge('the conversation', { messages: turn.messages, tools: this.modelTools });
     return undefined;
+  }
+
+  private nearHistoryLimit(): boolean {
+    const info = workflowInfo();
+    const step = jsonBytes({ messages: this.turn.messages, tools: this.modelTools });
+    return turnNearHistoryLimit(
+      this.turn.plan,
+      { bytes: info.historySize, events: info.historyLength },
+      step,
+    );
   }
 
   /** The step's model call (a `callModel` sharing the turn's plan and retry-after times); notes its answer. */

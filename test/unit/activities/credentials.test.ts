@@ -7,7 +7,7 @@ import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/
 import { createProviderRegistry } from '../../../activities/providers/registry.js';
 import { echoAuth, fail, startLoopbackProvider } from '../../../loopback/index.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
-import { attemptFailure, builtinRegistry, input, runAttempt } from './helpers.js';
+import { attemptFailure, builtinEnv, builtinRegistry, input, runAttempt } from './helpers.js';
 
 const PASSWORD = 'hunter2-Pa55word';
 
@@ -60,11 +60,23 @@ describe('a base URL with credentials in the providers file', () => {
     expect(error.message).not.toContain(PASSWORD);
   });
 
-  it('in OPENAI_BASE_URL fails the attempt as Misconfigured before any request, without the password', async () => {
+  it('in OPENAI_BASE_URL is refused when the worker starts, naming the variable, without the password', () => {
     const url = new URL(lp.openaiBaseURL);
     url.username = 'admin';
     url.password = PASSWORD;
-    const registry = builtinRegistry(lp, { OPENAI_BASE_URL: url.toString() });
+    const error = thrown(() => createActivities({ env: { OPENAI_BASE_URL: url.toString() } }));
+    expect(error).toBeInstanceOf(ProvidersConfigError);
+    expect(error.message).toContain('OPENAI_BASE_URL');
+    expect(error.message).not.toContain(PASSWORD);
+  });
+
+  it('in OPENAI_BASE_URL set after the start fails the attempt as Misconfigured before any request, without the password', async () => {
+    const url = new URL(lp.openaiBaseURL);
+    url.username = 'admin';
+    url.password = PASSWORD;
+    const env: Record<string, string | undefined> = { ...builtinEnv(lp) };
+    const registry = createProviderRegistry({}, { env });
+    env.OPENAI_BASE_URL = url.toString();
     const { details } = await attemptFailure(runAttempt(registry, input('openai:m')).done);
     expect(details.class).toBe('Misconfigured');
     expect(details.message).toContain('OPENAI_BASE_URL');

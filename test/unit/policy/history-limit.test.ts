@@ -10,6 +10,7 @@ import {
   initialState,
   nextAttemptGrowth,
   payloadLimitStop,
+  turnNearHistoryLimit,
   startDecision,
   validatePlan,
 } from '../../../policy/index.js';
@@ -202,5 +203,17 @@ describe('the history limit', () => {
     expect(d.reason).toBe('history-limit');
     expect(d.state.attempts).toBe(33);
     expect(history.bytes + prompt + 4_000).toBeGreaterThan(40 * MB);
+  });
+});
+
+describe('turnNearHistoryLimit: a turn continues as new before its next call could reach the limit', () => {
+  const p = plan({ waits: [10], historyLimit: { bytes: 1_000_000, events: 1000 } });
+  it.each([
+    ['far from both limits', { bytes: 100_000, events: 100 }, 10_000, false],
+    ['two attempts of the next call pass the events', { bytes: 100_000, events: 980 }, 10_000, true],
+    ['two attempts of a long conversation pass the bytes', { bytes: 500_000, events: 100 }, 250_000, true],
+    ['exactly at the limit stays', { bytes: 1_000_000 - 2 * (8 * 1024), events: 1000 - 24 }, 0, false],
+  ] as const)('%s', (_, now, stepBytes, expected) => {
+    expect(turnNearHistoryLimit(p, now, stepBytes)).toBe(expected);
   });
 });
