@@ -23,7 +23,6 @@ import { findLeaks, leakReport } from './secret-scan.js';
 import { leakNeedles, makeTestSecrets } from './secrets.js';
 import type { TestSecrets } from './secrets.js';
 import { connectTestTemporal } from './temporal.js';
-import { freePort } from '../../worker/free-port.js';
 import type { TestTemporal, TestWorker } from './temporal.js';
 
 /**
@@ -57,7 +56,6 @@ export async function modelCallFixture(
 ): Promise<ModelCallFixture> {
   const temporal = await connectTestTemporal(options);
   const lp = await startLoopbackProvider();
-  const closedPort = await freePort();
   const providers = createProviderRegistry(
     {
       local: {
@@ -69,7 +67,9 @@ export async function modelCallFixture(
       claude: { type: 'anthropic', baseURL: lp.anthropicBaseURL, apiKeyEnv: 'LOOPBACK_ANTHROPIC_KEY' },
       dead: {
         type: 'openai-compatible',
-        baseURL: `http://127.0.0.1:${closedPort}/v1`,
+        // Port 2: nothing listens there, no test server is ever given one below 1024, and fetch does not block it. A port freed at the start
+        // could be taken by another server during a long run (seen: a 'dead' backend answering 5xx).
+        baseURL: 'http://127.0.0.1:2/v1',
         apiKeyEnv: 'LOOPBACK_KEY',
       },
     },
