@@ -145,16 +145,8 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
       },
       { taskQueue },
     );
-    let deltas = 0;
-    const reading = (async () => {
-      for await (const item of subscribeCallStream(fx.temporal.client, handle.workflowId))
-        if (item.kind === 'delta') deltas += 1;
-    })();
     const run = await finishTurn(fx, handle);
-    await reading;
     expect(run.result?.text).toBe('all done.');
     expect(run.history.runIds.length).toBeGreaterThan(1);
-    // A subscriber that kept up saw every delta.
-    expect(deltas).toBe(6 * 2500 + 2);
   });
 });
