@@ -1,3 +1,4 @@
+import type { SharedNotBefore } from '../policy/index.js';
 import type { RetryPlan, ResolvedPlan, StopReason } from '../policy/index.js';
 import type { ChatMessage, ModelSettings, Usage } from './attempt.js';
 import type { TurnToolDefinition } from './tools.js';
@@ -152,10 +153,3 @@ export const INVALID_AGENT_TURN_INPUT = 'InvalidAgentTurnInput';
 export const TURN_TOO_LARGE = 'AgentTurnTooLarge';
 /** The failure type of a turn stopped by a fatal tool failure (stop reason `non-retryable`). */
 export const TURN_TOOL_FATAL = 'AgentTurnToolFatal';
-
-/**
- * Retry-after not-before times shared by the model calls of one agent turn: epoch ms by model name
- * (`provider:model`). A backend that answered one call with a retry-after is not tried by the next call
- * before that time either. Plain JSON, so it crosses continue-as-new.
- */
-export type SharedNotBefore = Record<string, number>;

@@ -22,3 +22,4 @@ export * from './stop-order.js';
 export * from './timeout-class.js';
 export * from './record-failure.js';
 export * from './stop-rules.js';
+export * from './shared-not-before.js';

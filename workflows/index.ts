@@ -29,7 +29,7 @@ export {
 export { toolActivityId } from './turn/turn-tools.js';
 export * from '../common/turn.js';
 export type { CallModelOptions } from './call/model-call.js';
-export type { SharedNotBefore } from './turn/turn-not-before.js';
+export type { SharedNotBefore } from '../policy/shared-not-before.js';
 export { workflowStream } from './stream.js';
 export { streamOf } from './call/call-input.js';
 export * from '../common/stream.js';

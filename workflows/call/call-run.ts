@@ -23,8 +23,8 @@ import { noteSearchAttributesReady } from './call-stop.js';
 import type { CallStream } from './call-stream.js';
 import type { HistoryWatch } from './history-watch.js';
 import { iso, succeed, waitSummary } from './call-summary.js';
-import { shareNotBefore } from '../turn/turn-not-before.js';
-import type { SharedNotBefore } from '../turn/turn-not-before.js';
+import { shareNotBefore } from '../../policy/shared-not-before.js';
+import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 
 /** How an attempt's activity ended, before anything is recorded or decided. */
 export type Ended =

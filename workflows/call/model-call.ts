@@ -8,8 +8,8 @@ import { nextCallId, openCallEntry } from './call-log.js';
 import { iso } from './call-summary.js';
 import { CallRun } from './call-run.js';
 import { CallStream } from './call-stream.js';
-import { seededState, shareNotBefore, startWithNotBefore } from '../turn/turn-not-before.js';
-import type { SharedNotBefore } from '../turn/turn-not-before.js';
+import { seededState, shareNotBefore, startWithNotBefore } from '../../policy/shared-not-before.js';
+import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 import {
   backendsOf,
   InvalidModelCallInputError,

@@ -6,7 +6,7 @@ import type { TurnToolDefinition } from '../../common/tools.js';
 import { attemptsQuery } from '../call/call-log.js';
 import { billedTotals, iso } from '../call/call-summary.js';
 import type { AttemptRecord, CallStatus, LastDecision } from '../../common/call.js';
-import type { SharedNotBefore } from './turn-not-before.js';
+import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 import type { AgentTurnPartial, TurnCarry, TurnStatus, TurnStep } from '../../common/turn.js';
 
 /** What a host may pass to `extendDeadline`: a new absolute deadline, or an extension of the current one. */

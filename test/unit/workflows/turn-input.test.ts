@@ -7,7 +7,7 @@ import {
   jsonBytes,
   turnPlan,
 } from '../../../workflows/turn/turn-input.js';
-import { seededState, shareNotBefore, startWithNotBefore } from '../../../workflows/turn/turn-not-before.js';
+import { seededState, shareNotBefore, startWithNotBefore } from '../../../policy/shared-not-before.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 

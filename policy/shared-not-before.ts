@@ -1,14 +1,16 @@
-import {
-  fitsDeadline,
-  initialState,
-  notBeforeOf,
-  remainingBackends,
-  startDecision,
-} from '../../policy/index.js';
-import type { CallState, Decision, ResolvedPlan, RunOutlook } from '../../policy/index.js';
-import type { SharedNotBefore } from '../../common/turn.js';
-
-export type { SharedNotBefore };
+import { fitsDeadline } from './deadline.js';
+import { startDecision } from './decide.js';
+import type { RunOutlook } from './decide.js';
+import type { Decision } from './decision.js';
+import type { ResolvedPlan } from './plan.js';
+import { initialState, notBeforeOf, remainingBackends } from './state.js';
+import type { CallState } from './state.js';
+/**
+ * Retry-after not-before times shared by the model calls of one agent turn: epoch ms by model name
+ * (`provider:model`). A backend that answered one call with a retry-after is not tried by the next call
+ * before that time either. Plain JSON, so it crosses continue-as-new.
+ */
+export type SharedNotBefore = Record<string, number>;
 
 /** The state of a call that has made no attempt yet, with the shared not-before times of its backends. */
 export function seededState(backends: readonly string[], shared: SharedNotBefore): CallState {
