@@ -169,10 +169,10 @@ describe('bad input is refused clearly, once', () => {
     expect(out.attempts[0]?.failure?.message).toContain('unknown provider "nosuch"');
   });
 
-  it('an attempt input over the limit that bypassed the client check ends the workflow at once (Temporal terminates it), nothing sent', async () => {
+  it('an attempt input over the limit that bypassed the client check is never scheduled: the call stops `history-limit`, nothing sent, never terminated', async () => {
     // Just under the limit as a workflow input (the server starts it), just over as the attempt's input (the
     // same prompt plus the attempt's own fields and a long workflow id): what a host that skips
-    // `startModelCall` can meet. The server refuses to schedule the attempt and terminates the run.
+    // `startModelCall` can meet. Before issue 16 the server refused to schedule the attempt and terminated the run.
     const m = fx.model();
     const workflowId = `bypass-${'w'.repeat(600)}-${randomUUID()}`;
     const handle = await fx.temporal.client.workflow.start(modelCallWorkflow, {
@@ -180,16 +180,16 @@ describe('bad input is refused clearly, once', () => {
       workflowId,
       args: [{ model: m.name, prompt: 'p'.repeat(2 * MB - 400) }],
     });
-    await expect(handle.result()).rejects.toThrow();
+    const error = await handle.result().catch((e: unknown) => e);
+    const failure = (error as { cause?: { type?: string; details?: unknown[] } }).cause;
+    expect(failure?.type).toBe('ModelCallFailed');
+    expect(failure?.details?.[0]).toMatchObject({ stopReason: 'history-limit' });
     const { status } = await handle.describe();
-    expect(status.name).toBe('TERMINATED');
+    expect(status.name).toBe('FAILED');
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
-    const terminated = events.find((e) => e.workflowExecutionTerminatedEventAttributes);
-    expect(terminated?.workflowExecutionTerminatedEventAttributes?.reason).toMatch(
-      /Input exceeds size limit/,
-    );
-    expect(events.filter((e) => eventTypeName(e) === 'WorkflowTaskFailed')).toHaveLength(1);
+    expect(events.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+    expect(events.filter((e) => eventTypeName(e) === 'WorkflowTaskFailed')).toHaveLength(0);
     expect(fx.lp.requestCount(m.id)).toBe(0);
   });
 });
