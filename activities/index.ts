@@ -8,6 +8,9 @@ import { createSearchAttributeActivities } from './search-attributes.js';
 import { createWorkerConfigActivities } from './worker-config.js';
 import { providersFromEnv } from './providers/registry.js';
 import type { Env, ProviderRegistry } from './providers/registry.js';
+import { withAiSdkProviders } from './providers/registered.js';
+import type { AiSdkProviders } from './providers/registered.js';
+import { createProviderFetch } from './providers/transport.js';
 import { ToolRegistry, createToolActivities } from './tools/index.js';
 import type { ToolSpec } from './tools/index.js';
 
@@ -21,6 +24,15 @@ export interface ActivityDeps {
   providers?: ProviderRegistry;
   /** The environment provider keys (and `MODEL_RETRY_PROVIDERS`) are read from. @default process.env */
   env?: Env;
+  /**
+   * Any AI SDK provider, by name, beside the built-in and providers-file ones:
+   * `{ mistral: { create: (env) => createMistral({ apiKey: env.MISTRAL_API_KEY }), secretEnv: ['MISTRAL_API_KEY'] } }`
+   * makes `mistral:<model>` callable. `create` runs at each request with `env`; every `secretEnv` variable must
+   * be set then (else the attempt is `Misconfigured`) and its value is scrubbed from every message. A name that
+   * clashes with a built-in or providers-file provider, or a registration without `create` or `secretEnv`,
+   * throws `ProvidersConfigError` here, so the worker refuses to start.
+   */
+  aiSdkProviders?: AiSdkProviders;
   /**
    * The tools agent turns may call, by name, each with its description, input schema, `run`, retry policy and
    * timeout (see `ToolSpec`); or a ready `ToolRegistry`. The built-in tools (`get_time`, `calculator`,
@@ -39,10 +51,16 @@ export interface ActivityDeps {
 
 /**
  * Every activity model-retry's workflows call, for a worker's `activities`.
- * @throws ProvidersConfigError when `deps.providers` is absent and `MODEL_RETRY_PROVIDERS` names a bad file.
+ * @throws ProvidersConfigError when `deps.providers` is absent and `MODEL_RETRY_PROVIDERS` names a bad file, or
+ *   when `deps.aiSdkProviders` has a bad registration or a name that is taken.
  */
 export function createActivities(deps: ActivityDeps = {}) {
-  const registry = deps.providers ?? providersFromEnv(deps.env ?? process.env);
+  const env = deps.env ?? process.env;
+  const base = deps.providers ?? providersFromEnv(env);
+  const registry =
+    deps.aiSdkProviders === undefined
+      ? base
+      : withAiSdkProviders(base, deps.aiSdkProviders, { env: () => env, fetch: createProviderFetch() });
   const providers = (): ProviderRegistry => registry;
   const tools =
     deps.tools instanceof ToolRegistry
@@ -68,6 +86,13 @@ export {
   providersFromEnv,
 } from './providers/registry.js';
 export type { Env, ProviderRegistry, RegistryOptions, ResolvedModel } from './providers/registry.js';
+export { checkAiSdkProviders, withAiSdkProviders } from './providers/registered.js';
+export type {
+  AiSdkProvider,
+  AiSdkProviderContext,
+  AiSdkProviderRegistration,
+  AiSdkProviders,
+} from './providers/registered.js';
 export {
   BUILTIN_PROVIDERS,
   ProvidersConfigError,
@@ -76,8 +101,10 @@ export {
 } from './providers/config.js';
 export type {
   AnthropicProviderConfig,
+  GoogleProviderConfig,
   OpenAICompatibleProviderConfig,
   OpenAIProviderConfig,
+  OpenAIResponsesProviderConfig,
   ProviderConfig,
   ProvidersConfig,
 } from './providers/config.js';

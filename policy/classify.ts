@@ -58,7 +58,10 @@ const ROWS: readonly Row[] = [
       providerHas(CONTEXT_TOO_LONG_CODES, o) ||
       hasCode(CONTEXT_TOO_LONG_CODES, o.finishReason),
   ],
-  [FailureClass.QuotaExhausted, (o) => o.status === 402 || providerHas(QUOTA_CODES, o)],
+  [
+    FailureClass.QuotaExhausted,
+    (o) => o.quotaExhausted === true || o.status === 402 || providerHas(QUOTA_CODES, o),
+  ],
   [FailureClass.AuthFailed, (o) => o.status === 401 || o.status === 403],
   [FailureClass.ModelNotFound, (o) => o.status === 404 || providerHas(MODEL_NOT_FOUND_CODES, o)],
   [FailureClass.RateLimited, (o) => o.status === 429],

@@ -13,10 +13,16 @@ export interface Failure {
   shouldRetry?: 'retry-same' | 'drop';
 }
 
-/** The failure facts of an observation: its class, its retry-after relative to `nowMs`, its `x-should-retry`. */
+/** A retry-after stated in the error body: whole, non-negative milliseconds, else none. */
+function bodyRetryAfter(ms: number | undefined): number | undefined {
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0) return undefined;
+  return Math.min(Math.ceil(ms), Number.MAX_SAFE_INTEGER);
+}
+
+/** The failure facts of an observation: its class, its retry-after relative to `nowMs` (a header's, else the one its body stated), its `x-should-retry`. */
 export function failureOf(o: Observation, nowMs: number): Failure {
   const failure: Failure = { class: classify(o) };
-  const retryAfterMs = parseRetryAfter(o.headers, nowMs);
+  const retryAfterMs = parseRetryAfter(o.headers, nowMs) ?? bodyRetryAfter(o.retryAfterMs);
   if (retryAfterMs !== undefined) failure.retryAfterMs = retryAfterMs;
   const shouldRetry = shouldRetryHeader(o.headers);
   if (shouldRetry !== undefined) failure.shouldRetry = shouldRetry;

@@ -39,6 +39,16 @@ export interface Observation {
   contextTooLong?: boolean;
   /** The provider's adapter saw a content-policy refusal it states in its own way. */
   contentFiltered?: boolean;
+  /**
+   * The provider's adapter saw an account quota stated in its own way (Gemini's `QuotaFailure` detail with no
+   * `RetryInfo`): `QuotaExhausted`, not a rate limit.
+   */
+  quotaExhausted?: boolean;
+  /**
+   * How long the provider asked the caller to wait, in ms, stated in its error body rather than a header
+   * (Gemini's `RetryInfo.retryDelay`). A `retry-after-ms` or `retry-after` header wins over it.
+   */
+  retryAfterMs?: number;
   /** A complete 2xx body that is unusable: invalid JSON, wrong shape, no content. */
   parseFailed?: boolean;
   /** A complete answer with no usable content (no text, no tool call); with an output-limit finish reason it is `OutputLimit`. */

@@ -4,7 +4,9 @@
  */
 import type { ProviderType } from './config.js';
 import { anthropicAdapter } from './anthropic.js';
+import { googleAdapter } from './google.js';
 import { openaiAdapter, openaiCompatibleAdapter } from './openai.js';
+import { openaiResponsesAdapter } from './openai-responses.js';
 import type { ProviderAdapter } from './types.js';
 
 export type { ModelSpec, ProviderAdapter, ProviderDefaults, ResponseReader } from './types.js';
@@ -14,4 +16,6 @@ export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> 
   'openai-compatible': openaiCompatibleAdapter,
   openai: openaiAdapter,
   anthropic: anthropicAdapter,
+  google: googleAdapter,
+  'openai-responses': openaiResponsesAdapter,
 };

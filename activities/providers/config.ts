@@ -60,11 +60,56 @@ export interface AnthropicProviderConfig {
   headersFromEnv?: Record<string, string>;
 }
 
+/** Google's Gemini API (`@ai-sdk/google`, `generateContent`), or a proxy in front of it. */
+export interface GoogleProviderConfig {
+  type: 'google';
+  /**
+   * The API's base URL, up to and including the version (`/v1beta`); `/models/<model>:generateContent` is
+   * appended.
+   * @default `GOOGLE_GENERATIVE_AI_BASE_URL` from the worker's environment when set, else
+   * "https://generativelanguage.googleapis.com/v1beta"
+   */
+  baseURL?: string;
+  /** The environment variable holding the API key, sent as `x-goog-api-key`. @default "GOOGLE_GENERATIVE_AI_API_KEY" */
+  apiKeyEnv?: string;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Headers whose values are read from the worker's environment: header name -> variable name. */
+  headersFromEnv?: Record<string, string>;
+}
+
+/** OpenAI's Responses API (`@ai-sdk/openai`'s `.responses()`, `POST {baseURL}/responses`), or a proxy. */
+export interface OpenAIResponsesProviderConfig {
+  type: 'openai-responses';
+  /**
+   * The API's base URL, up to and including `/v1`.
+   * @default `OPENAI_BASE_URL` from the worker's environment when set, else "https://api.openai.com/v1"
+   */
+  baseURL?: string;
+  /** The environment variable holding the API key (always required). @default "OPENAI_API_KEY" */
+  apiKeyEnv?: string;
+  /** Extra headers sent with every request (`OpenAI-Organization`, `OpenAI-Project`, ...). */
+  headers?: Record<string, string>;
+  /** Headers whose values are read from the worker's environment: header name -> variable name. */
+  headersFromEnv?: Record<string, string>;
+}
+
 /** One provider's entry in the providers file. */
-export type ProviderConfig = OpenAICompatibleProviderConfig | OpenAIProviderConfig | AnthropicProviderConfig;
+export type ProviderConfig =
+  | OpenAICompatibleProviderConfig
+  | OpenAIProviderConfig
+  | AnthropicProviderConfig
+  | GoogleProviderConfig
+  | OpenAIResponsesProviderConfig;
 
 /** The provider types a providers file may name. */
-export const PROVIDER_TYPES = ['openai-compatible', 'openai', 'anthropic'] as const;
+export const PROVIDER_TYPES = [
+  'openai-compatible',
+  'openai',
+  'anthropic',
+  'google',
+  'openai-responses',
+] as const;
 
 /** One of {@link PROVIDER_TYPES}. */
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -102,10 +147,17 @@ const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
   'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
   openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
   anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
+  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
+  'openai-responses': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
-const OPTIONAL_BASE_URL: ReadonlySet<ProviderType> = new Set(['openai', 'anthropic']);
+const OPTIONAL_BASE_URL: ReadonlySet<ProviderType> = new Set([
+  'openai',
+  'anthropic',
+  'google',
+  'openai-responses',
+]);
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -63,6 +63,11 @@ const ROWS: readonly (readonly [string, Observation, FailureClass])[] = [
   ],
   ['an Anthropic 402 billing_error', { status: 402, providerType: 'billing_error' }, 'QuotaExhausted'],
   ['a bare 402 payment required', { status: 402 }, 'QuotaExhausted'],
+  [
+    "a Gemini 429 RESOURCE_EXHAUSTED whose QuotaFailure its adapter read as a quota",
+    { status: 429, providerCode: 'RESOURCE_EXHAUSTED', quotaExhausted: true },
+    'QuotaExhausted',
+  ],
   ['a 401 invalid key', { status: 401, providerType: 'authentication_error' }, 'AuthFailed'],
   ['a 403 forbidden', { status: 403 }, 'AuthFailed'],
   ['a 404 unknown model', { status: 404 }, 'ModelNotFound'],
@@ -288,5 +293,20 @@ describe('failureOf', () => {
 
   it('leaves out what the observation does not say', () => {
     expect(failureOf({ status: 500 }, 0)).toEqual({ class: 'ServerError' });
+  });
+
+  it('carries a retry-after stated in the error body (Gemini RetryInfo), rounded up to whole ms', () => {
+    expect(failureOf({ status: 429, retryAfterMs: 30_000.4 }, 0)).toEqual({
+      class: 'RateLimited',
+      retryAfterMs: 30_001,
+    });
+  });
+
+  it('prefers a retry-after header to the one stated in the body, and ignores a negative body value', () => {
+    expect(failureOf({ status: 429, retryAfterMs: 30_000, headers: { 'retry-after': '2' } }, 0)).toEqual({
+      class: 'RateLimited',
+      retryAfterMs: 2000,
+    });
+    expect(failureOf({ status: 429, retryAfterMs: -1 }, 0)).toEqual({ class: 'RateLimited' });
   });
 });
