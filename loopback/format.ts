@@ -14,17 +14,38 @@ export interface StreamEvent {
   delta: boolean;
 }
 
+/** The provider APIs the loopback provider speaks. */
+export type ProviderApi = 'openai' | 'anthropic' | 'google' | 'openai-responses';
+
+/** What an error body says, in any family's terms (each format renders what it has a place for). */
+export interface ErrorFields {
+  type?: string;
+  code?: string;
+  message: string;
+  /** A retry delay stated in the body (Gemini `RetryInfo.retryDelay`, "30s"); formats without one ignore it. */
+  retryDelay?: string;
+}
+
+/** What an error event inside a stream says. */
+export interface StreamErrorFields {
+  type: string;
+  code?: string;
+  message: string;
+  /** Which event carries it, where the API has more than one (Responses API: `error` or `response.failed`). */
+  event?: string;
+}
+
 /** The wire format of one provider API. */
 export interface ProviderFormat {
-  readonly api: 'openai' | 'anthropic';
+  readonly api: ProviderApi;
   /** The JSON body of a successful non-streamed answer. */
   success(step: OkStep, ctx: AnswerContext): unknown;
   /** The events of a successful streamed answer, in order. */
   stream(step: OkStep, ctx: AnswerContext): StreamEvent[];
   /** The JSON body of an error. */
-  error(status: number, fields: { type?: string; code?: string; message: string }): unknown;
+  error(status: number, fields: ErrorFields): unknown;
   /** The provider's error event inside a stream, encoded. */
-  streamError(fields: { type: string; code?: string; message: string }): string;
+  streamError(fields: StreamErrorFields, ctx: AnswerContext): string;
   /** Valid JSON that is not an answer (no choices / no content). */
   wrongShape(ctx: AnswerContext): unknown;
   /** Encodes one value as a server-sent event of this API. */

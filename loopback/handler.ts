@@ -4,8 +4,10 @@ import { handleControl, sendJson } from './control.js';
 import type { Controllable } from './control.js';
 import type { ProviderFormat } from './format.js';
 import type { Ledger } from './ledger.js';
+import { googleFormat } from './google.js';
 import { openaiFormat } from './openai.js';
-import { recordOf } from './record.js';
+import { openaiResponsesFormat } from './openai-responses.js';
+import { geminiPath, recordOf } from './record.js';
 import type { RecordedRequest, UnexpectedRequest } from './record.js';
 import { perform } from './respond.js';
 import type { Ending } from './respond.js';
@@ -26,7 +28,14 @@ export interface HandlerDeps {
 const ROUTES: Record<string, ProviderFormat> = {
   'POST /v1/chat/completions': openaiFormat,
   'POST /v1/messages': anthropicFormat,
+  'POST /v1/responses': openaiResponsesFormat,
 };
+
+/** The format of a route: a fixed path, or Gemini's path that names the model. */
+function formatOf(method: string, path: string): ProviderFormat | undefined {
+  if (method === 'POST' && geminiPath(path) !== undefined) return googleFormat;
+  return ROUTES[`${method} ${path}`];
+}
 
 /** Answers one HTTP request: a control request, or a provider request from the script (and records it). */
 export async function handleRequest(
@@ -68,7 +77,7 @@ async function answer(
     const data = deps.book.models().map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopback' }));
     return sendJson(res, 200, { object: 'list', data });
   }
-  const format = ROUTES[route];
+  const format = formatOf(record.method, record.path);
   if (format === undefined) return refuse(deps, record, res, 404, openaiFormat, `no route for ${route}`);
   if (record.model === undefined) {
     const why = `request to ${record.path} has no "model" in its JSON body`;

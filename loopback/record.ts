@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { ProviderApi } from './format.js';
 import type { Step } from './steps.js';
 
 /** How a recorded request ended. */
@@ -27,10 +28,10 @@ export interface RecordedRequest {
   method: string;
   /** Path without the query string. */
   path: string;
-  api: 'openai' | 'anthropic' | 'other';
-  /** The body's `model`, when it had one. */
+  api: ProviderApi | 'other';
+  /** The body's `model` (Gemini: the path's), when it had one. */
   model?: string;
-  /** Whether the body asked for `stream: true`. */
+  /** Whether the body asked for `stream: true` (Gemini: the path is `:streamGenerateContent`). */
   stream: boolean;
   /** Header names lower-cased; repeated headers joined with ', '. */
   headers: Record<string, string>;
@@ -66,8 +67,9 @@ export interface UnexpectedRequest {
 /** Starts the record of a request whose body has been read. */
 export function recordOf(seq: number, req: IncomingMessage, path: string, rawBody: string): RecordedRequest {
   const body = parseBody(rawBody);
-  const model = isRecord(body) && typeof body.model === 'string' ? body.model : undefined;
-  const stream = isRecord(body) && body.stream === true;
+  const gemini = geminiPath(path);
+  const model = gemini?.model ?? (isRecord(body) && typeof body.model === 'string' ? body.model : undefined);
+  const stream = gemini?.stream ?? (isRecord(body) && body.stream === true);
   const api = apiOf(path);
   return {
     seq,
@@ -83,9 +85,18 @@ export function recordOf(seq: number, req: IncomingMessage, path: string, rawBod
   };
 }
 
+/** Gemini names the model and the streaming in the path: `/v1beta/models/<model>:streamGenerateContent`. */
+export function geminiPath(path: string): { model: string; stream: boolean } | undefined {
+  const match = /^\/v1beta\/models\/(.+):(generateContent|streamGenerateContent)$/.exec(path);
+  if (match?.[1] === undefined) return undefined;
+  return { model: decodeURIComponent(match[1]), stream: match[2] === 'streamGenerateContent' };
+}
+
 function apiOf(path: string): RecordedRequest['api'] {
   if (path === '/v1/chat/completions') return 'openai';
   if (path === '/v1/messages') return 'anthropic';
+  if (path === '/v1/responses') return 'openai-responses';
+  if (geminiPath(path) !== undefined) return 'google';
   return 'other';
 }
 

@@ -35,7 +35,8 @@ export async function perform(step: Step, ex: Exchange): Promise<Ending> {
         : send(ex, 200, extra, ex.format.success(step, ex.ctx));
     case 'error': {
       const message = step.message ?? `loopback provider: scripted ${step.status} error`;
-      const body = step.body ?? ex.format.error(step.status, { ...pick(step), message });
+      const retryDelay = step.retryDelay === undefined ? {} : { retryDelay: step.retryDelay };
+      const body = step.body ?? ex.format.error(step.status, { ...pick(step), ...retryDelay, message });
       return send(ex, step.status, extra, body);
     }
     case 'echo-auth':
@@ -122,8 +123,13 @@ function streamError(step: StreamErrorStep, ex: Exchange, extra: Record<string, 
     ex.res.write(event.text);
     if (event.delta) ex.deltaSent?.();
   }
-  const fields = { type: step.type, message, ...(step.code === undefined ? {} : { code: step.code }) };
-  ex.res.end(ex.format.streamError(fields));
+  const fields = {
+    type: step.type,
+    message,
+    ...(step.code === undefined ? {} : { code: step.code }),
+    ...(step.event === undefined ? {} : { event: step.event }),
+  };
+  ex.res.end(ex.format.streamError(fields, ex.ctx));
   return 'sent';
 }
 

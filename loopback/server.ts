@@ -21,7 +21,7 @@ export interface LoopbackOptions {
 
 /**
  * A fake LLM provider on a real loopback HTTP server: it speaks OpenAI's chat completions and Anthropic's
- * messages (JSON and server-sent events), answers each request with the next scripted step for its model,
+ * messages, OpenAI's Responses API and Gemini's generateContent (JSON and server-sent events), answers each request with the next scripted step for its model,
  * records every request, and fails loudly (HTTP 500 and a note in `unexpected()`) when a script runs out.
  */
 export class LoopbackProvider {
@@ -32,6 +32,8 @@ export class LoopbackProvider {
   readonly openaiBaseURL: string;
   /** The base URL for Anthropic clients: `url + '/v1'`. */
   readonly anthropicBaseURL: string;
+  /** The base URL for Gemini clients (`@ai-sdk/google`): `url + '/v1beta'`. */
+  readonly googleBaseURL: string;
 
   private readonly book = new ScriptBook();
   private readonly ledger = new Ledger();
@@ -49,6 +51,7 @@ export class LoopbackProvider {
     this.url = `http://${host}:${port}`;
     this.openaiBaseURL = `${this.url}/v1`;
     this.anthropicBaseURL = `${this.url}/v1`;
+    this.googleBaseURL = `${this.url}/v1beta`;
     const deps = {
       book: this.book,
       ledger: this.ledger,

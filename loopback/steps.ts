@@ -45,6 +45,11 @@ export interface OkStep extends StepBase {
    * and no `[DONE]`; no `message_delta` and no `message_stop`), as a proxy that closes a stream early does.
    */
   endAfterChunks?: number;
+  /**
+   * Gemini only: the prompt was blocked (`promptFeedback.blockReason`, e.g. `SAFETY`): no candidates at all.
+   * Other formats ignore it.
+   */
+  blockReason?: string;
 }
 
 /**
@@ -64,6 +69,8 @@ export interface StreamErrorStep extends StepBase {
   afterChunks?: number;
   /** @default 'this answer breaks off with an error' */
   text?: string;
+  /** Responses API only: the event that carries the error, `error` (default) or `response.failed`. */
+  event?: 'error' | 'response.failed';
 }
 
 /** An HTTP error with a body in the provider's own error format. */
@@ -78,6 +85,11 @@ export interface ErrorStep extends StepBase {
   message?: string;
   /** Replaces the whole body: a string is sent as is, anything else as JSON. */
   body?: unknown;
+  /**
+   * A retry delay stated in the error body (Gemini's `RetryInfo.retryDelay`, e.g. "30s"), for the formats that
+   * have one; the others ignore it (a `retry-after` header goes in `headers`).
+   */
+  retryDelay?: string;
 }
 
 /** An error whose message repeats the received `Authorization` (or `x-api-key`) header: for scrubbing tests. */

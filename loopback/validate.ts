@@ -19,6 +19,10 @@ const status: Check = (v) =>
 const string: Check = (v) => (typeof v === 'string' ? undefined : 'must be a string');
 const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
 const anything: Check = () => undefined;
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v) =>
+    values.includes(v as string) ? undefined : `must be one of ${values.join(', ')}`;
 const stringRecord: Check = (v) =>
   isRecord(v) && Object.values(v).every((x) => typeof x === 'string')
     ? undefined
@@ -66,14 +70,22 @@ const fields: Record<StepKind, Record<string, Check>> = {
     chunkDelayMs: nonNegative,
     cutAfterChunks: count,
     endAfterChunks: count,
+    blockReason: string,
   },
-  error: { status, type: string, code: string, message: string, body: anything },
+  error: { status, type: string, code: string, message: string, body: anything, retryDelay: string },
   'echo-auth': { status, everywhere: boolean },
   malformed: { shape, body: string, contentType: string },
   drop: {},
   cut: { fraction, text: string },
   hang: {},
-  'stream-error': { type: string, code: string, message: string, afterChunks: count, text: string },
+  'stream-error': {
+    type: string,
+    code: string,
+    message: string,
+    afterChunks: count,
+    text: string,
+    event: oneOf(['error', 'response.failed']),
+  },
 };
 
 /**

@@ -7,6 +7,7 @@ import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
+  LanguageModelV4FinishReason,
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
@@ -20,7 +21,7 @@ import type { DeltaPublisher } from './delta-publisher.js';
 export class StreamErrorPart extends Error {
   override name = 'StreamErrorPart';
   constructor(readonly value: unknown) {
-    super(value instanceof Error ? value.message : `the stream reported an error: ${describe(value)}`);
+    super(value instanceof Error ? value.message : `the stream reported an error: ${messageOf(value)}`);
   }
 }
 
@@ -34,6 +35,16 @@ export const ENDED_WITHOUT_FINISH = 'the stream ended without its finish event';
  */
 function isEndWithoutFinish(error: unknown): boolean {
   return InvalidResponseDataError.isInstance(error) && error.data === undefined;
+}
+
+/**
+ * Whether a stream's finish part is the SDK's placeholder for a stream that ended without the provider's finish
+ * event: no raw reason, and the unified reason the SDK starts with (`interrupted` for `@ai-sdk/openai` and
+ * `@ai-sdk/google`, `other` for `@ai-sdk/anthropic`). A complete Responses API stream also has no raw reason
+ * (its `response.completed` states none) but a unified one it derived (`stop`, `tool-calls`).
+ */
+function endedWithoutFinish(reason: LanguageModelV4FinishReason): boolean {
+  return reason.raw === undefined && (reason.unified === 'interrupted' || reason.unified === 'other');
 }
 
 /** Sends `options` as a streamed request and reads it to the end. */
@@ -78,7 +89,9 @@ export async function streamAnswer(
     }
   }
   // A proxy may end a stream cleanly half-way: with no finish reason from the provider, the answer is partial.
-  if (finish?.finishReason.raw === undefined) throw new StreamErrorPart(ENDED_WITHOUT_FINISH);
+  if (finish === undefined || endedWithoutFinish(finish.finishReason)) {
+    throw new StreamErrorPart(ENDED_WITHOUT_FINISH);
+  }
   return {
     content,
     finishReason: finish.finishReason,
@@ -129,6 +142,12 @@ function httpStatus(value: unknown): number | undefined {
     if (typeof n === 'number' && Number.isInteger(n) && n >= 400 && n <= 599) return n;
   }
   return undefined;
+}
+
+/** An SDK stream error's own `message` (`createProviderStreamError`), else the value described. */
+function messageOf(value: unknown): string {
+  const message = (value as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && message !== '' ? message : describe(value);
 }
 
 function describe(value: unknown): string {

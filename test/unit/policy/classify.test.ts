@@ -64,7 +64,7 @@ const ROWS: readonly (readonly [string, Observation, FailureClass])[] = [
   ['an Anthropic 402 billing_error', { status: 402, providerType: 'billing_error' }, 'QuotaExhausted'],
   ['a bare 402 payment required', { status: 402 }, 'QuotaExhausted'],
   [
-    "a Gemini 429 RESOURCE_EXHAUSTED whose QuotaFailure its adapter read as a quota",
+    'a Gemini 429 RESOURCE_EXHAUSTED whose QuotaFailure its adapter read as a quota',
     { status: 429, providerCode: 'RESOURCE_EXHAUSTED', quotaExhausted: true },
     'QuotaExhausted',
   ],
