@@ -10,6 +10,8 @@
  *   500 for a code it does not know: the request was accepted, the provider failed it), and the code is kept.
  * - An `error` event inside a stream is classified by its own code, like the same error before the stream.
  *
+ * - A 200 Response with no `output` at all is a wrong shape (`ParseFailed`), not the SDK's 500.
+ *
  * `status: 'incomplete'` with `incomplete_details.reason` `max_output_tokens` is the SDK's `length` finish
  * (-> `OutputLimit` with no content, a `length` success with some) and `content_filter` its `content-filter`.
  *
@@ -26,12 +28,16 @@ import { openaiStreamErrorStatus } from './openai.js';
 import type { ProviderAdapter } from './types.js';
 import { compactUsage, num, rec, usageFromSdk } from './usage.js';
 
-/** The body of an `APICallError`: the SDK's parsed `data`, else the raw body parsed as JSON. */
+/**
+ * The body of an `APICallError`: the SDK's parsed `data`, else the raw body parsed as JSON (the SDK's own errors
+ * about a parsed 200 body, "no output" and "failed", carry the parsed object there instead of text).
+ */
 function bodyOf(error: APICallError): Record<string, unknown> | undefined {
   if (error.data !== undefined) return rec(error.data);
-  if (error.responseBody === undefined) return undefined;
+  const raw: unknown = error.responseBody;
+  if (typeof raw !== 'string') return rec(raw);
   try {
-    return rec(JSON.parse(error.responseBody) as unknown);
+    return rec(JSON.parse(raw) as unknown);
   } catch {
     return undefined;
   }
@@ -52,11 +58,19 @@ export function failedResponseCode(body: Record<string, unknown> | undefined): s
   return typeof error.code === 'string' && error.code !== '' ? error.code : 'response_failed';
 }
 
-/** Reads a failed response's own code (and the status it stands for) into the observation. */
+/**
+ * Reads a failed response's own code (and the status it stands for) into the observation; a complete 200
+ * Response with no `output` (which the SDK reports as a 500) is unusable, `ParseFailed` like any wrong shape.
+ */
 export function refineResponsesObservation(error: unknown, observation: Observation): Observation {
   if (!APICallError.isInstance(error)) return observation;
-  const code = failedResponseCode(bodyOf(error));
-  if (code === undefined) return observation;
+  const body = bodyOf(error);
+  const code = failedResponseCode(body);
+  if (code === undefined) {
+    if (body?.object !== 'response' || body.status === 'failed' || body.output != null) return observation;
+    const { status: _status, providerCode: _code, providerType: _type, ...rest } = observation;
+    return { ...rest, status: 200, bodyComplete: true, parseFailed: true };
+  }
   const status = openaiStreamErrorStatus({ code }) ?? 500;
   const { providerType: _type, ...rest } = observation;
   return { ...rest, status, providerCode: code };
