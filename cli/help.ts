@@ -43,6 +43,7 @@ Options:
                            file is refused with exit 2, naming each problem. Keys stay in the environment:
                            { "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1",
                                         "apiKeyEnv": "LOCAL_KEY" } }
+                           Types: openai-compatible, openai, anthropic, google, openai-responses.
   --task-queue Q           Task queue to poll (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
   --shutdown-grace-ms MS   On SIGINT/SIGTERM, how long in-flight model requests may finish before they are
                            cancelled (env MODEL_RETRY_SHUTDOWN_GRACE_MS, default 60000). An attempt cut short
