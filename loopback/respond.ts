@@ -58,7 +58,11 @@ export async function perform(step: Step, ex: Exchange): Promise<Ending> {
 
 function echoAuth(step: EchoAuthStep, ex: Exchange, extra: Record<string, string>): Ending {
   const status = step.status ?? 401;
-  const received = ex.headers['authorization'] ?? ex.headers['x-api-key'] ?? '(no credentials received)';
+  const received =
+    ex.headers['authorization'] ??
+    ex.headers['x-api-key'] ??
+    ex.headers['x-goog-api-key'] ??
+    '(no credentials received)';
   if (step.everywhere !== true) {
     return send(ex, status, extra, ex.format.error(status, { message: `invalid api key: ${received}` }));
   }

@@ -92,7 +92,10 @@ export interface ErrorStep extends StepBase {
   retryDelay?: string;
 }
 
-/** An error whose message repeats the received `Authorization` (or `x-api-key`) header: for scrubbing tests. */
+/**
+ * An error whose message repeats the received `Authorization` (or `x-api-key`, or Gemini's `x-goog-api-key`)
+ * header: for scrubbing tests.
+ */
 export interface EchoAuthStep extends StepBase {
   kind: 'echo-auth';
   /** @default 401 */

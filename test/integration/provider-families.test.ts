@@ -153,13 +153,22 @@ describe('the google, openai-responses and registered provider families, on the 
     expect(run.details?.stopReason).toBe('non-retryable');
   });
 
-  it('reg: a provider echoing its secretEnv key everywhere leaves none of it in the history', async () => {
-    const m = model('reg');
-    fx.lp.script(m.id, [echoAuth(401, { everywhere: true })]);
-    const run = await runCall(fx, worker, { model: m.name, prompt: 'hi' });
-    expect(fx.lp.requests(m.id)[0]?.headers.authorization).toBe(`Bearer ${TEST_SECRETS.proxyToken}`);
-    expect(run.records[0]?.failure).toMatchObject({ class: 'AuthFailed', code: '[redacted]' });
-    expect(run.historyJson).toContain('redacted');
-    expect(run.historyJson).not.toContain(TEST_SECRETS.proxyToken);
-  });
+  it.each([
+    // Gemini's error has no free-text code: the echoed key goes into its message only.
+    ['gem', 'x-goog-api-key', TEST_SECRETS.apiKey, 'UNAUTHENTICATED'],
+    ['resp', 'authorization', `Bearer ${TEST_SECRETS.apiKey}`, '[redacted]'],
+    ['reg', 'authorization', `Bearer ${TEST_SECRETS.proxyToken}`, '[redacted]'],
+  ] as const)(
+    '%s: a provider echoing its key (%s) everywhere leaves none of it in the history',
+    async (family, header, sent, code) => {
+      const m = model(family);
+      fx.lp.script(m.id, [echoAuth(401, { everywhere: true })]);
+      const run = await runCall(fx, worker, { model: m.name, prompt: 'hi' });
+      expect(fx.lp.requests(m.id)[0]?.headers[header]).toBe(sent);
+      expect(run.records[0]?.failure).toMatchObject({ class: 'AuthFailed', code });
+      expect(run.records[0]?.failure?.message).toMatch(/^Incorrect API key provided: \[redacted\]\./);
+      expect(run.historyJson).not.toContain(TEST_SECRETS.apiKey);
+      expect(run.historyJson).not.toContain(TEST_SECRETS.proxyToken);
+    },
+  );
 });
