@@ -69,8 +69,11 @@ const ROWS: readonly Row[] = [
   [FailureClass.ConnectionLost, connectionLost],
   [
     FailureClass.OutputLimit,
-    (o) => o.noContent === true && hasCode(OUTPUT_LIMIT_FINISH_REASONS, o.finishReason),
+    (o) =>
+      (o.noContent === true || o.schemaMismatch === true) &&
+      hasCode(OUTPUT_LIMIT_FINISH_REASONS, o.finishReason),
   ],
+  [FailureClass.SchemaMismatch, (o) => o.schemaMismatch === true],
   [
     FailureClass.ParseFailed,
     (o) =>

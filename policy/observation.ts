@@ -43,6 +43,11 @@ export interface Observation {
   parseFailed?: boolean;
   /** A complete answer with no usable content (no text, no tool call); with an output-limit finish reason it is `OutputLimit`. */
   noContent?: boolean;
+  /**
+   * A structured answer (`output.schema`) that does not parse as JSON or does not validate: `SchemaMismatch`, or
+   * `OutputLimit` when it stopped at the output limit (a cut answer has no usable content).
+   */
+  schemaMismatch?: boolean;
 }
 
 /** How far a request got before it failed. */
