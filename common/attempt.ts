@@ -140,6 +140,8 @@ export interface AttemptFailureDetails {
   usage?: Usage;
   /** As `ModelRequestResult.searchAttributesReady`. */
   searchAttributesReady?: boolean;
+  /** An attempt that answered (a 2xx) and still failed: the unified finish reason of its answer. */
+  finishReason?: string;
   /** A `SchemaMismatch`: the answer and what the validator said of it, for the repair's correction. */
   mismatch?: SchemaMismatchFacts;
 }

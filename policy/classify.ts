@@ -62,7 +62,10 @@ const ROWS: readonly Row[] = [
   [FailureClass.AuthFailed, (o) => o.status === 401 || o.status === 403],
   [FailureClass.ModelNotFound, (o) => o.status === 404 || providerHas(MODEL_NOT_FOUND_CODES, o)],
   [FailureClass.RateLimited, (o) => o.status === 429],
-  [FailureClass.BadRequest, (o) => between(o.status, 400, 499) && o.status !== 408 && o.status !== 425],
+  [
+    FailureClass.BadRequest,
+    (o) => o.invalidInput === true || (between(o.status, 400, 499) && o.status !== 408 && o.status !== 425),
+  ],
   [FailureClass.RequestTimeout, (o) => o.status === 408 || o.status === 425],
   [FailureClass.ServerError, (o) => between(o.status, 500, 599)],
   [FailureClass.ConnectFailed, connectFailed],

@@ -41,6 +41,8 @@ export interface Observation {
   contentFiltered?: boolean;
   /** A complete 2xx body that is unusable: invalid JSON, wrong shape, no content. */
   parseFailed?: boolean;
+  /** The call's input cannot be sent as it is (an `output.schema` that does not compile): `BadRequest`, nothing sent. */
+  invalidInput?: boolean;
   /** A complete answer with no usable content (no text, no tool call); with an output-limit finish reason it is `OutputLimit`. */
   noContent?: boolean;
   /**

@@ -117,6 +117,7 @@ const ROWS: readonly (readonly [string, Observation, FailureClass])[] = [
     { status: 200, bodyComplete: true, noContent: true, finishReason: 'MAX_TOKENS' },
     'OutputLimit',
   ],
+  ['an output.schema that does not compile (nothing sent)', { invalidInput: true }, 'BadRequest'],
   [
     'a structured answer cut at the output limit that does not validate',
     { status: 200, bodyComplete: true, schemaMismatch: true, finishReason: 'length' },
