@@ -57,7 +57,10 @@ export interface AttemptRecord {
   failure?: AttemptFailure;
   /** On a failure that another attempt follows: the wait before it in ms (0 for an immediate advance). */
   retryInMs?: number;
-  /** On an answer: the unified finish reason (`stop`, `length`, `tool-calls`, `content-filter`, ...). */
+  /**
+   * On an answer: the unified finish reason (`stop`, `length`, `tool-calls`, `content-filter`, ...), also when the
+   * answer still failed (content-filtered, empty, cut, or not matching `output.schema`).
+   */
   finishReason?: string;
   usage?: Usage;
   responseId?: string;
