@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { always, ok, toolCall } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { InvalidModelCallInputError } from '../../workflows/call/call-input.js';
 import { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallInput } from '../../common/call.js';
+import { runCli } from '../harness/cli.js';
 import { finishCall, runCall } from '../harness/model-call.js';
 import { useFixture } from '../harness/fixture.js';
 
@@ -28,7 +32,7 @@ const texts = (body: SentBody) => body.messages.map((m) => `${m.role}: ${String(
  * `SchemaMismatch` is repaired on the same backend with the validator's error in the conversation.
  */
 describe('structured output: a schema, validated answers, and repairs', () => {
-  const { fx, worker } = useFixture();
+  const { fx, worker, env } = useFixture();
 
   it('repairs an answer that fails the schema: the second request carries the bad answer and the validator error', async () => {
     const m = fx.model();
@@ -113,6 +117,27 @@ describe('structured output: a schema, validated answers, and repairs', () => {
       failure: { class: 'OutputLimit', action: 'drop' },
     });
     expect(run.details?.stopReason).toBe('non-retryable');
+  });
+
+  it('model-retry call --schema FILE repairs and prints the parsed object', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok('{"city": "Paris"}'), ok('{"city": "Paris", "population": 2100000}')]);
+    const dir = mkdtempSync(join(tmpdir(), 'schema-'));
+    const file = join(dir, 'city.json');
+    writeFileSync(file, JSON.stringify(CITY));
+    try {
+      const { code, stdout, stderr } = await runCli(
+        ['call', '--model', m.name, '--prompt', 'A city as JSON.', '--schema', file, '--waits', '10'],
+        env,
+      );
+      expect(code, stderr).toBe(0);
+      expect(JSON.parse(stdout)).toEqual({ city: 'Paris', population: 2100000 });
+      expect(texts(sent(fx.lp.requests(m.id), 1))[3]).toContain(
+        "- /: must have required property 'population'",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("takes Anthropic's answer through its forced json tool", async () => {
