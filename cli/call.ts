@@ -13,6 +13,7 @@ import { CALL_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { SETTINGS_FLAG_OPTIONS, settingsFlagOf, settingsFromFlags } from './settings-flags.js';
 import { ProgressPrinter } from './progress.js';
+import { outputFlagOf, outputFromFlags } from './schema-flag.js';
 import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
 import { followRun, printAnswer } from './follow-run.js';
 import type { StreamPrinter } from './stream-print.js';
@@ -30,6 +31,7 @@ const CALL_OPTIONS = {
   json: { type: 'boolean' },
   stream: { type: 'boolean' },
   'stream-batch-ms': { type: 'string' },
+  schema: { type: 'string' },
 } as const;
 
 /**
@@ -49,18 +51,20 @@ export async function runCallCommand(args: string[]): Promise<number> {
   const retry = planFromFlags(values);
   const stream = streamFromFlags(values.stream === true, values['stream-batch-ms']);
   const settings = settingsFromFlags(values);
+  const output = outputFromFlags(values.schema);
   let input: ModelCallInput | undefined;
   if (attachOnly) {
     if (
       retry !== undefined ||
       settings !== undefined ||
       values.system !== undefined ||
-      values['stream-batch-ms'] !== undefined
+      values['stream-batch-ms'] !== undefined ||
+      output !== undefined
     ) {
       throw new UsageError('to start a call, give `--model` and `--prompt` with the other flags.');
     }
   } else {
-    input = inputFromFlags(values.model, prompt, values.system, retry, stream, settings);
+    input = inputFromFlags(values.model, prompt, values.system, retry, stream, settings, output);
     if (retry === undefined) {
       say(
         'no retry plan given: exactly one attempt will be made. To retry, add `--waits 1000,5000` or ' +
@@ -102,6 +106,7 @@ function inputFromFlags(
   retry: ModelCallInput['retry'],
   stream: ModelCallInput['stream'],
   settings: ModelCallInput['settings'],
+  output: ModelCallInput['output'],
 ): ModelCallInput {
   if (models === undefined || models.length === 0) {
     throw new UsageError(
@@ -117,13 +122,20 @@ function inputFromFlags(
     ...(retry !== undefined ? { retry } : {}),
     ...(stream !== undefined ? { stream } : {}),
     ...(settings !== undefined ? { settings } : {}),
+    ...(output !== undefined ? { output } : {}),
   };
   try {
     checkModelCall(input);
   } catch (error) {
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
     if (error instanceof InvalidModelCallInputError) {
+      if (error.field === 'stream' && output !== undefined) {
+        throw new UsageError(
+          '`--stream` cannot be used with `--schema` (a streamed answer reaches you before it can be validated): leave out one of them.',
+        );
+      }
       const flag =
+        outputFlagOf(error.field) ??
         settingsFlagOf(error.field) ??
         (error.field.startsWith('stream') ? '--stream-batch-ms' : `--${error.field.replace(/\[\d+\]$/, '')}`);
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
@@ -160,7 +172,9 @@ async function finish(
   printer.update(outcome.attempts);
   printer.finish();
   const text = outcome.output?.text;
+  const object = outcome.output?.object;
   if (streamed) await streamed.end(text ?? outcome.partialText);
+  else if (object !== undefined) printAnswer(JSON.stringify(object, null, 2));
   else if (text !== undefined) printAnswer(text);
   say(summaryLine(outcome));
   return exitCodeOf(outcome);

@@ -118,7 +118,7 @@ export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] 
                          [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
                          [--max-output-tokens N] [--temperature X] [--top-p X] [--stop TEXT ...] [--seed N]
-                         [--stream [--stream-batch-ms MS]] [--workflow-id ID] [--task-queue Q] [--json]
+                         [--stream [--stream-batch-ms MS] | --schema FILE] [--workflow-id ID] [--task-queue Q] [--json]
        model-retry call --workflow-id ID [--stream] [--json]      (attach to an existing call)
 
 Runs one durable model call (a modelCallWorkflow) and waits for it. A worker must poll the task queue
@@ -136,6 +136,11 @@ Call:
                        stream-interrupted with the partial text (printed) and exit 1.
   --stream-batch-ms MS How long deltas collect before they are published as one batch (default 500,
                        10 to 60000): lower is snappier, higher writes fewer history events. Implies --stream.
+  --schema FILE        Structured output: the answer must be JSON valid against the JSON Schema in FILE
+                       (asked of the provider natively; validated by the worker). An answer that does not
+                       validate is SchemaMismatch: the same backend is asked again at once with the
+                       validator's errors (2 repairs, then the next backend). The parsed JSON is printed.
+                       Not with --stream.
 
 Retry plan (checked before anything starts; a refusal names the flag and the fix, exit 2). Without any
 of these flags exactly ONE attempt is made (a hint says so); any of them turns retry on:

@@ -149,6 +149,7 @@ function closeAttempt(
     record.endedAt = details.endedAt ?? seenAt();
     record.failure = failedAttempt(raisedFacts(type, details, failure?.message ?? '')).record;
     if (details.usage) record.usage = details.usage;
+    if (typeof details.finishReason === 'string') record.finishReason = details.finishReason;
   } else if (timedOut) {
     const info = timedOut.failure?.timeoutFailureInfo;
     const heartbeat = firstPayload<Partial<AttemptHeartbeat>>(info?.lastHeartbeatDetails);

@@ -1,7 +1,7 @@
 /**
  * model-retry/client: what a host uses to start and await durable model calls and to read what happened.
  */
-export { startModelCall, checkModelCall } from './model-call-client.js';
+export { startModelCall, checkModelCall, checkOutputSchema } from './model-call-client.js';
 export type { StartModelCallOptions } from './model-call-client.js';
 export { checkCallSize } from './call-size.js';
 export { readCallHistory } from './history-reader.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { validatePlan } from '../policy/index.js';
-import { plainTools, validateCallInput } from '../workflows/call/call-input.js';
+import { InvalidModelCallInputError, plainTools, validateCallInput } from '../workflows/call/call-input.js';
+import { schemaProblem } from '../common/json-schema.js';
 import { checkCallSize } from './call-size.js';
 import type { ModelCallInput } from '../common/call.js';
 import { modelCallWorkflow } from '../workflows/call/model-call-workflow.js';
@@ -37,5 +38,22 @@ export async function startModelCall(
 /** Checks a call's input and plan as of now, as `startModelCall` does; throws on the first problem. */
 export function checkModelCall(input: unknown, nowMs = Date.now()): asserts input is ModelCallInput {
   validateCallInput(input);
+  checkOutputSchema(input);
   validatePlan(input.retry, { nowMs, chainStartMs: nowMs, atSubmission: true });
+}
+
+/**
+ * Refuses a call whose `output.schema` does not compile (ajv), naming the field and what ajv said: workflow code
+ * cannot compile a schema, so this is the check before anything starts.
+ */
+export function checkOutputSchema(input: ModelCallInput): void {
+  const schema = input.output?.schema;
+  if (schema === undefined) return;
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) {
+    throw new InvalidModelCallInputError(
+      'output.schema',
+      `is not a JSON Schema that compiles (${problem}): fix it, or check it with a JSON Schema validator`,
+    );
+  }
 }

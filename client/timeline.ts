@@ -21,7 +21,18 @@ export function outcomeText(record: AttemptRecord): string {
   if (record.outcome !== 'failed' || !f) return `${record.outcome}${streamed}`;
   const status = f.status !== undefined ? ` ${f.status}` : '';
   const retryAfter = f.retryAfterMs !== undefined ? ` (retry-after ${f.retryAfterMs} ms)` : '';
-  return `${f.class}${status}${retryAfter}${streamed}`;
+  const mismatch = f.class === 'SchemaMismatch' ? ` (${validatorError(f.message)})` : '';
+  return `${f.class}${status}${retryAfter}${mismatch}${streamed}`;
+}
+
+/** How the activity words a `SchemaMismatch` (`activities/attempt/structured-output.ts`): this prefix, then the first error. */
+const MISMATCH_PREFIX = 'the answer does not match output.schema: ';
+const MAX_SHOWN_ERROR_CHARS = 80;
+
+/** The validator's first error of a `SchemaMismatch` message, cut to a timeline's width. */
+function validatorError(message: string): string {
+  const error = message.startsWith(MISMATCH_PREFIX) ? message.slice(MISMATCH_PREFIX.length) : message;
+  return error.length <= MAX_SHOWN_ERROR_CHARS ? error : `${error.slice(0, MAX_SHOWN_ERROR_CHARS - 1)}…`;
 }
 
 /** What followed a failed attempt: `retry-same, next in 250 ms`, `advance, next at once`, or nothing. */

@@ -95,6 +95,8 @@ export interface ModelRequestInput {
   after?: AttemptCause;
   /** Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. */
   stream?: { batchMs: number };
+  /** Structured output: ask the provider for JSON matching `schema`, and validate the answer against it. */
+  output?: { schema: Record<string, unknown> };
 }
 
 /** A successful attempt (`modelRequest`'s result). */
@@ -109,6 +111,8 @@ export interface ModelRequestResult {
   provider?: string;
   /** Cost in USD, only when the provider reported one. */
   cost?: number;
+  /** With `output`: the answer parsed and validated against the schema (absent when the answer is tool calls). */
+  object?: unknown;
   /** ISO times the activity started and finished the request. */
   startedAt: string;
   endedAt: string;
@@ -136,6 +140,22 @@ export interface AttemptFailureDetails {
   usage?: Usage;
   /** As `ModelRequestResult.searchAttributesReady`. */
   searchAttributesReady?: boolean;
+  /** An attempt that answered (a 2xx) and still failed: the unified finish reason of its answer. */
+  finishReason?: string;
+  /** A `SchemaMismatch`: the answer and what the validator said of it, for the repair's correction. */
+  mismatch?: SchemaMismatchFacts;
+}
+
+/**
+ * What a `SchemaMismatch` attempt answered and why it does not validate: the workflow appends both to the
+ * conversation of the repair. Bounded (a long answer is cut, at most a few errors, each a short line) and
+ * scrubbed like every message.
+ */
+export interface SchemaMismatchFacts {
+  /** The answer's text as the model gave it (cut past a bound, which the text then says). */
+  answer: string;
+  /** The validator's errors, one line each (`/age: must be integer`), the first one first; or why it did not parse. */
+  errors: string[];
 }
 
 /** What the attempt heartbeats while it waits for the provider (readable after a heartbeat timeout). */

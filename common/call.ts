@@ -21,6 +21,24 @@ export interface ModelCallInput {
    * workflow's stream (`model-retry.delta`) as they come. `true` uses the default batch interval.
    */
   stream?: boolean | StreamOptions;
+  /**
+   * Structured output: the answer must be JSON that validates against `schema` (a JSON Schema object, checked
+   * with ajv before anything starts); the result carries it parsed as `output.object`. An answer that does not
+   * parse or validate fails `SchemaMismatch`, whose action `repair` asks the same backend again at once with the
+   * validator's errors, at most `repairs` times in a row per backend (then `drop`). Not with `stream`.
+   */
+  output?: StructuredOutput;
+}
+
+/** A call's structured output (`ModelCallInput.output`): what the AI SDK's `responseFormat: { type: 'json', schema }` maps to. */
+export interface StructuredOutput {
+  /** A JSON Schema (draft-07 or 2019-09/2020-12 by its `$schema`) the answer must validate against. */
+  schema: Record<string, unknown>;
+  /**
+   * How many repairs a backend gets in a row after a `SchemaMismatch` before it is dropped: 0 to 10.
+   * @default 2
+   */
+  repairs?: number;
 }
 
 /** One attempt of a call, as the workflow keeps it and as the history reader rebuilds it. */
@@ -39,7 +57,10 @@ export interface AttemptRecord {
   failure?: AttemptFailure;
   /** On a failure that another attempt follows: the wait before it in ms (0 for an immediate advance). */
   retryInMs?: number;
-  /** On an answer: the unified finish reason (`stop`, `length`, `tool-calls`, `content-filter`, ...). */
+  /**
+   * On an answer: the unified finish reason (`stop`, `length`, `tool-calls`, `content-filter`, ...), also when the
+   * answer still failed (content-filtered, empty, cut, or not matching `output.schema`).
+   */
   finishReason?: string;
   usage?: Usage;
   responseId?: string;
@@ -79,7 +100,8 @@ export interface LastDecision {
 export interface ModelCallResult {
   callId: string;
   stopReason: 'succeeded';
-  output: { text: string; toolCalls: ToolCall[]; finishReason: string };
+  /** `object`: the parsed, validated answer of a call with `output.schema` (absent when the answer is tool calls). */
+  output: { text: string; toolCalls: ToolCall[]; finishReason: string; object?: unknown };
   /** The backend that answered. */
   model: string;
   backend: number;

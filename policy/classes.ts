@@ -40,6 +40,11 @@ export const FailureClass = {
    * tool call): the same request would end the same way.
    */
   OutputLimit: 'OutputLimit',
+  /**
+   * A structured answer (the call's `output.schema`) that does not parse as JSON or does not validate against the
+   * schema. An answer cut at the output limit that does not validate is `OutputLimit` instead.
+   */
+  SchemaMismatch: 'SchemaMismatch',
   /** A complete 2xx body that is unusable: invalid JSON, wrong shape, no content. */
   ParseFailed: 'ParseFailed',
   /** Connected, but no complete answer within the attempt's timeout. */
@@ -50,7 +55,7 @@ export const FailureClass = {
   Unknown: 'Unknown',
 } as const;
 
-/** One of the eighteen failure classes. */
+/** One of the nineteen failure classes. */
 export type FailureClass = (typeof FailureClass)[keyof typeof FailureClass];
 
 /** Every failure class, in the contract's evaluation order: the first row that matches wins. */
@@ -66,9 +71,14 @@ export const Action = {
   Advance: 'advance',
   /** Like `advance`, and this backend is not tried again in this call. */
   Drop: 'drop',
+  /**
+   * The same backend again at once, with the bad answer and the validator's errors appended as a correction
+   * (`SchemaMismatch` only); at most `output.repairs` in a row per backend, then `drop`.
+   */
+  Repair: 'repair',
 } as const;
 
-/** One of `abort`, `retry-same`, `advance`, `drop`. */
+/** One of `abort`, `retry-same`, `advance`, `drop`, `repair`. */
 export type Action = (typeof Action)[keyof typeof Action];
 
 /** Every action. */
@@ -92,6 +102,7 @@ export const DEFAULT_ACTIONS: Readonly<Record<OverridableClass, Action>> = Objec
   ConnectFailed: 'retry-same',
   ConnectionLost: 'retry-same',
   OutputLimit: 'drop',
+  SchemaMismatch: 'repair',
   ParseFailed: 'advance',
   ResponseTimeout: 'advance',
   WorkerLost: 'retry-same',

@@ -65,15 +65,21 @@ const ROWS: readonly Row[] = [
   [FailureClass.AuthFailed, (o) => o.status === 401 || o.status === 403],
   [FailureClass.ModelNotFound, (o) => o.status === 404 || providerHas(MODEL_NOT_FOUND_CODES, o)],
   [FailureClass.RateLimited, (o) => o.status === 429],
-  [FailureClass.BadRequest, (o) => between(o.status, 400, 499) && o.status !== 408 && o.status !== 425],
+  [
+    FailureClass.BadRequest,
+    (o) => o.invalidInput === true || (between(o.status, 400, 499) && o.status !== 408 && o.status !== 425),
+  ],
   [FailureClass.RequestTimeout, (o) => o.status === 408 || o.status === 425],
   [FailureClass.ServerError, (o) => between(o.status, 500, 599)],
   [FailureClass.ConnectFailed, connectFailed],
   [FailureClass.ConnectionLost, connectionLost],
   [
     FailureClass.OutputLimit,
-    (o) => o.noContent === true && hasCode(OUTPUT_LIMIT_FINISH_REASONS, o.finishReason),
+    (o) =>
+      (o.noContent === true || o.schemaMismatch === true) &&
+      hasCode(OUTPUT_LIMIT_FINISH_REASONS, o.finishReason),
   ],
+  [FailureClass.SchemaMismatch, (o) => o.schemaMismatch === true],
   [
     FailureClass.ParseFailed,
     (o) =>

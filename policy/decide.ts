@@ -9,6 +9,7 @@ import type { Action } from './classes.js';
 import type { ResolvedPlan } from './plan.js';
 import type { CallState } from './state.js';
 import { copyState, notBeforeOf, remainingBackends } from './state.js';
+import { DEFAULT_REPAIRS, repair, repairOrDrop } from './repair.js';
 import { asksBefore } from './stop-order.js';
 import type { RandomSource } from './waits.js';
 
@@ -19,6 +20,11 @@ import type { RandomSource } from './waits.js';
 export interface RunOutlook {
   /** The run's history and the next attempt's input, for `history-limit`. */
   history?: HistoryOutlook;
+  /**
+   * The call's `output.repairs`: how many `repair`s a backend gets in a row before a `SchemaMismatch` drops it.
+   * @default 2 (DEFAULT_REPAIRS)
+   */
+  repairs?: number;
 }
 
 /**
@@ -66,7 +72,8 @@ export function startDecision(
  * `stream-interrupted`; `abort`, or `drop` of the last backend, stops `non-retryable`; `maxAttempts` made stops
  * `attempts-exhausted`; then the move: `retry-same` becomes `advance` when the backend's same-backend retries
  * are used up or its retry-after is over the ceiling or beyond the deadline, and advances at once within the
- * round when it has no wait left or its wait does not fit the deadline. A move can stop `attempts-exhausted`
+ * round when it has no wait left or its wait does not fit the deadline; `repair` tries the same backend at once
+ * while it has repairs left (`run.repairs`), and becomes `drop` (asked before the drop rule) when it has none. A move can stop `attempts-exhausted`
  * (no wait left, no backend at once), `retry-after-exceeded` or `deadline`; the history limit
  * (`run.history`) is asked between the first and the other two. A retry-after (when honoured) keeps its
  * backend out until it ends.
@@ -93,8 +100,10 @@ export function decide(
   if (resolved === undefined) {
     return stopWith(next, 'stream-interrupted', 'StreamInterrupted: the stream already reached its caller');
   }
-  const { action, source } = resolved;
-  const why = `${failure.class}: ${action} (${source === 'default' ? 'default table' : source})`;
+  const repairs = run.repairs ?? DEFAULT_REPAIRS;
+  const asked = `${failure.class}: ${resolved.action} (${resolved.source === 'default' ? 'default table' : resolved.source})`;
+  // A backend out of repairs is dropped: decided before the drop rule, which then applies to it.
+  const { action, why } = repairOrDrop(state, resolved.action, repairs, asked);
 
   if (action === 'abort') return stopWith(next, 'non-retryable', why, action);
   if (action === 'drop') {
@@ -108,7 +117,11 @@ export function decide(
     return stopWith(next, 'attempts-exhausted', `${why}; ${made}`, action);
   }
   const before = copyState(next);
-  return withHistoryLimit(plan, before, move(plan, next, action, why, nowMs, random), why, action, run);
+  const moved =
+    action === 'repair'
+      ? repair(plan, next, repairs, why, nowMs, random)
+      : move(plan, next, action, why, nowMs, random);
+  return withHistoryLimit(plan, before, moved, why, action, run);
 }
 
 /** The move the action asks for: an attempt, or a stop for want of waits, of time or of a backend. */

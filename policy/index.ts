@@ -16,6 +16,7 @@ export * from './deadline.js';
 export * from './state.js';
 export * from './decision.js';
 export * from './decide.js';
+export * from './repair.js';
 export { parseHttpDate, parseIsoInstant } from './time.js';
 export * from './history-limit.js';
 export * from './stop-order.js';

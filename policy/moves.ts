@@ -84,6 +84,7 @@ function atOnce(next: CallState, to: number, action: Action, why: string): Decis
   next.attempts += 1;
   next.backend = to;
   next.sameBackendRetries = 0;
+  next.repairs = 0;
   return {
     kind: 'attempt',
     backend: to,
@@ -168,6 +169,7 @@ export function advance(
   next.round += 1;
   next.backend = target;
   next.sameBackendRetries = 0;
+  next.repairs = 0;
   const source = waitMs > planned ? 'retry-after' : 'planned';
   const round = `round ${next.round} starts at backend ${target} after ${waitMs} ms (${source})`;
   return { kind: 'attempt', backend: target, waitMs, action, why: `${why}; ${round}`, state: next };

@@ -51,8 +51,15 @@ export interface Observation {
   retryAfterMs?: number;
   /** A complete 2xx body that is unusable: invalid JSON, wrong shape, no content. */
   parseFailed?: boolean;
+  /** The call's input cannot be sent as it is (an `output.schema` that does not compile): `BadRequest`, nothing sent. */
+  invalidInput?: boolean;
   /** A complete answer with no usable content (no text, no tool call); with an output-limit finish reason it is `OutputLimit`. */
   noContent?: boolean;
+  /**
+   * A structured answer (`output.schema`) that does not parse as JSON or does not validate: `SchemaMismatch`, or
+   * `OutputLimit` when it stopped at the output limit (a cut answer has no usable content).
+   */
+  schemaMismatch?: boolean;
 }
 
 /** How far a request got before it failed. */

@@ -150,7 +150,16 @@ export function actionsField(raw: unknown, p: Problems): Partial<Record<Overrida
         `is not a failure class: remove it (classes: ${Object.keys(DEFAULT_ACTIONS).join(', ')}).`,
       );
     } else if (!isAction(action)) {
-      p.refuse(`actions.${name}`, `is ${show(action)}: use one of 'abort', 'retry-same', 'advance', 'drop'.`);
+      p.refuse(
+        `actions.${name}`,
+        `is ${show(action)}: use one of 'abort', 'retry-same', 'advance', 'drop' (or 'repair' for SchemaMismatch).`,
+      );
+    } else if (action === 'repair' && name !== 'SchemaMismatch') {
+      // A repair sends back an answer and what the schema validator said of it: only a SchemaMismatch has both.
+      p.refuse(
+        `actions.${name}`,
+        "is 'repair', which only SchemaMismatch can take (it resends the bad answer with the validator's errors); use 'abort', 'retry-same', 'advance' or 'drop'.",
+      );
     } else {
       actions[name as OverridableClass] = action;
     }

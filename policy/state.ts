@@ -17,6 +17,12 @@ export interface CallState {
   dropped: number[];
   /** Same-backend retries in a row on the current backend. */
   sameBackendRetries: number;
+  /**
+   * Repairs (`repair` after a `SchemaMismatch`) in a row on the current backend, counted apart from
+   * `sameBackendRetries`; both restart when another backend (or a new round) is tried. Absent in a state saved
+   * before repairs existed: 0.
+   */
+  repairs?: number;
   /** Per backend index, the epoch ms before which it is not tried (from retry-after); 0 for none. */
   notBefore: number[];
 }
@@ -34,6 +40,7 @@ export function initialState(backendCount: number): CallState {
     round: 1,
     dropped: [],
     sameBackendRetries: 0,
+    repairs: 0,
     notBefore: new Array<number>(backendCount).fill(0),
   };
 }

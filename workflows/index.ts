@@ -31,5 +31,6 @@ export * from '../common/turn.js';
 export type { CallModelOptions } from './call/model-call.js';
 export type { SharedNotBefore } from '../policy/shared-not-before.js';
 export { workflowStream } from './stream.js';
-export { streamOf } from './call/call-input.js';
+export { streamOf, outputOf } from './call/call-input.js';
+export type { CheckedOutput } from './call/call-output.js';
 export * from '../common/stream.js';

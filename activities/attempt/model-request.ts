@@ -13,7 +13,12 @@ import { cancellationOutcome } from '../cancellation.js';
 import { observeError } from './classify-error.js';
 import type { ObservedError } from './classify-error.js';
 import { startHeartbeat } from '../heartbeat.js';
-import type { AttemptHeartbeat, ModelRequestInput, ModelRequestResult, Usage } from '../../common/attempt.js';
+import type {
+  AttemptFailureDetails,
+  AttemptHeartbeat,
+  ModelRequestInput,
+  ModelRequestResult,
+} from '../../common/attempt.js';
 import { toPrompt, toSettings, toTools } from './prompt.js';
 import { ProvidersConfigError } from '../providers/config.js';
 import { MisconfiguredError } from '../providers/registry.js';
@@ -21,6 +26,12 @@ import type { ProviderRegistry, ResolvedModel } from '../providers/registry.js';
 import { requestSignal } from './request-signal.js';
 import { knownSearchAttributesReady } from '../search-attributes.js';
 import { successOf, unusableAnswer, usageOf } from './result.js';
+import {
+  responseFormatOf,
+  structuredAnswer,
+  unusableSchema,
+  withSchemaInstructions,
+} from './structured-output.js';
 import { createDeltaPublisher } from './delta-publisher.js';
 import type { DeltaPublisher, StreamClientFactory } from './delta-publisher.js';
 import { observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
@@ -59,11 +70,11 @@ export function createModelRequest(deps: ModelRequestDeps) {
     const publisher: DeltaPublisher | undefined = input.stream
       ? createDeltaPublisher(input.modelCallId, input.stream.batchMs, deps.streamClient)
       : undefined;
-    const failed = (observed: ObservedError, usage?: Usage): Error => {
+    const failed = (observed: ObservedError, answer: AnswerFacts = {}): Error => {
       const endMs = now();
       const times: AttemptTimes = { startedAt, endedAt: new Date(endMs).toISOString() };
       const details = failureDetails(observed.observation, observed.message, secrets, times, endMs);
-      return attemptFailure({ ...details, ...(usage === undefined ? {} : { usage }), ...sa });
+      return attemptFailure({ ...details, ...definedOnly(answer), ...sa });
     };
     const cancelled = (): Error => {
       const outcome = cancellationOutcome(ctx);
@@ -79,12 +90,18 @@ export function createModelRequest(deps: ModelRequestDeps) {
       const resolved = resolveModel(deps, input.model);
       if ('observation' in resolved) throw failed(resolved);
       secrets = resolved.secrets;
+      const schema = input.output?.schema;
+      const badSchema = schema === undefined ? undefined : unusableSchema(schema);
+      if (badSchema !== undefined) throw failed(badSchema);
 
       const request = requestSignal(ctx.cancellationSignal, input.timeoutMs);
       let result: LanguageModelV4GenerateResult;
       try {
+        const prompt = toPrompt(input.messages);
+        const instructed = schema !== undefined && resolved.jsonSchemaMode === 'json-object';
         const options = {
-          prompt: toPrompt(input.messages),
+          prompt: instructed ? withSchemaInstructions(prompt, schema) : prompt,
+          ...(schema === undefined ? {} : responseFormatOf(schema)),
           ...(input.tools === undefined || input.tools.length === 0 ? {} : { tools: toTools(input.tools) }),
           ...toSettings(input.settings),
           abortSignal: request.signal,
@@ -115,15 +132,31 @@ export function createModelRequest(deps: ModelRequestDeps) {
       // A 2xx that is still a failure was billed: its usage goes with the failure.
       if (unusable !== undefined) {
         await publisher?.abandon();
-        throw failed(unusable, usageOf(resolved, result));
+        throw failed(unusable, answerFacts(resolved, result));
+      }
+      const structured = schema === undefined ? {} : structuredAnswer(result, schema, secrets);
+      if ('failure' in structured) {
+        throw failed(structured.failure, { ...answerFacts(resolved, result), mismatch: structured.mismatch });
       }
       // The caller's stream holds the whole answer before the attempt reports it.
       await publisher?.finish();
-      return { ...successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() }), ...sa };
+      const success = successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() });
+      return { ...success, ...structured, ...sa };
     } finally {
       stopHeartbeat();
     }
   };
+}
+
+/** What a failed attempt that still answered (a 2xx) reports beside its class: it was billed, and how it ended. */
+type AnswerFacts = Partial<Pick<AttemptFailureDetails, 'usage' | 'finishReason' | 'mismatch'>>;
+
+function answerFacts(resolved: ResolvedModel, result: LanguageModelV4GenerateResult): AnswerFacts {
+  return { usage: usageOf(resolved, result), finishReason: result.finishReason.unified };
+}
+
+function definedOnly(o: AnswerFacts): AnswerFacts {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as AnswerFacts;
 }
 
 /** The model, or the observation of why the worker cannot make the request. */

@@ -9,7 +9,13 @@ import { openaiAdapter, openaiCompatibleAdapter } from './openai.js';
 import { openaiResponsesAdapter } from './openai-responses.js';
 import type { ProviderAdapter } from './types.js';
 
-export type { ModelSpec, ProviderAdapter, ProviderDefaults, ResponseReader } from './types.js';
+export type {
+  JsonSchemaMode,
+  ModelSpec,
+  ProviderAdapter,
+  ProviderDefaults,
+  ResponseReader,
+} from './types.js';
 
 /** The adapter of every provider type. */
 export const PROVIDER_ADAPTERS: Readonly<Record<ProviderType, ProviderAdapter>> = {

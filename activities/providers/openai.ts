@@ -36,7 +36,13 @@ export function openaiStreamErrorStatus(error: { code?: string; type?: string })
   return of(error.code) ?? of(error.type);
 }
 
+/**
+ * `@ai-sdk/openai-compatible` sends a JSON Schema as `response_format: { type: 'json_object' }` (its
+ * `supportsStructuredOutputs` is off: not every compatible server has `json_schema`), so the schema also goes into
+ * the prompt as instructions.
+ */
 export const openaiCompatibleAdapter: ProviderAdapter = {
+  jsonSchemaMode: 'json-object',
   languageModel({ name, config, apiKey, baseURL, modelId, fetch }) {
     return createOpenAICompatible({
       name,

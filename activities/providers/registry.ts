@@ -6,7 +6,7 @@
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { PROVIDER_ADAPTERS } from './adapters.js';
-import type { ProviderAdapter, ResponseReader } from './adapters.js';
+import type { JsonSchemaMode, ProviderAdapter, ResponseReader } from './adapters.js';
 import {
   BUILTIN_PROVIDERS,
   PROVIDER_NAME,
@@ -35,6 +35,8 @@ export interface ResolvedModel extends ResponseReader {
   model: LanguageModelV4;
   /** The credentials in use (key, credential headers): scrubbed from every message. */
   secrets: readonly string[];
+  /** How the model takes a JSON Schema (`output.schema`). @default 'native' */
+  jsonSchemaMode?: JsonSchemaMode;
 }
 
 /** Resolves model names. Tests may inject their own (any model, any `LanguageModelV4`). */
@@ -201,6 +203,7 @@ export function createProviderRegistry(
         ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),
         ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),
         ...(adapter.streamErrorStatus === undefined ? {} : { streamErrorStatus: adapter.streamErrorStatus }),
+        ...(adapter.jsonSchemaMode === undefined ? {} : { jsonSchemaMode: adapter.jsonSchemaMode }),
       };
     },
   };

@@ -51,8 +51,17 @@ export interface ResponseReader {
   streamErrorStatus?(error: { code?: string; type?: string }): number | undefined;
 }
 
+/**
+ * How a backend takes a call's `output.schema` through the AI SDK's `responseFormat`: `native` (the provider
+ * constrains its answer to the schema), or `json-object` (it only promises JSON: the schema also goes into the
+ * prompt as instructions).
+ */
+export type JsonSchemaMode = 'native' | 'json-object';
+
 /** A provider type: builds models and reads their responses. */
 export interface ProviderAdapter extends ResponseReader {
+  /** How its models take a JSON Schema. @default 'native' */
+  jsonSchemaMode?: JsonSchemaMode;
   /** The built-in types' key and base URL variables; none for `openai-compatible` (its config says all). */
   defaults?: ProviderDefaults;
   languageModel(spec: ModelSpec): LanguageModelV4;

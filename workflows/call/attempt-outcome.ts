@@ -1,7 +1,12 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
 import { isCancellation, raisedFacts, timeoutFacts } from '../../policy/index.js';
 import type { FailedAttemptFacts } from '../../policy/index.js';
-import type { AttemptFailureDetails, AttemptHeartbeat, Usage } from '../../common/attempt.js';
+import type {
+  AttemptFailureDetails,
+  AttemptHeartbeat,
+  SchemaMismatchFacts,
+  Usage,
+} from '../../common/attempt.js';
 
 /** When the attempt itself says it started and ended (absent: the workflow's own times are used). */
 interface Times {
@@ -21,6 +26,10 @@ export type AttemptOutcome =
       deadlineReached: boolean;
       /** What the attempt's worker knew of the search attributes (see `ModelRequestResult`). */
       searchAttributesReady?: boolean;
+      /** A `SchemaMismatch`: the answer and the validator's errors, for the repair. */
+      mismatch?: SchemaMismatchFacts;
+      /** An attempt that answered and still failed: its answer's finish reason. */
+      finishReason?: string;
     } & Times);
 
 /**
@@ -57,6 +66,8 @@ export function outcomeOf(error: unknown, ownScopeCancelled: boolean): AttemptOu
       definedOnly({ startedAt: details.startedAt, endedAt: details.endedAt }),
     );
     if (details.usage) outcome.usage = details.usage;
+    if (details.mismatch) outcome.mismatch = details.mismatch;
+    if (typeof details.finishReason === 'string') outcome.finishReason = details.finishReason;
     if (typeof details.searchAttributesReady === 'boolean')
       outcome.searchAttributesReady = details.searchAttributesReady;
     return outcome;

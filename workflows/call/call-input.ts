@@ -5,13 +5,25 @@ import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } fro
 import { InvalidModelCallInputError } from './input-error.js';
 import { checkSettings } from './call-settings.js';
 import { toolsOf } from './call-tools.js';
+import { outputOf } from './call-output.js';
 
 export { InvalidModelCallInputError } from './input-error.js';
 export { checkSettings, SETTINGS_FIELDS } from './call-settings.js';
 export { plainTools, toolsOf } from './call-tools.js';
+export { outputOf } from './call-output.js';
 
 const MODEL_NAME = /^[A-Za-z0-9_.-]+:\S+$/;
-const KNOWN_KEYS = new Set(['model', 'prompt', 'system', 'messages', 'tools', 'settings', 'retry', 'stream']);
+const KNOWN_KEYS = new Set([
+  'model',
+  'prompt',
+  'system',
+  'messages',
+  'tools',
+  'settings',
+  'retry',
+  'stream',
+  'output',
+]);
 
 /** The backend chain of a call, checked: one or more `provider:model` names. */
 export function backendsOf(input: ModelCallInput): string[] {
@@ -61,6 +73,7 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
   const call = input as ModelCallInput;
   backendsOf(call);
   streamOf(call);
+  outputOf(call);
   toolsOf(call.tools);
   checkSettings(call.settings);
   if (call.prompt !== undefined && typeof call.prompt !== 'string') {

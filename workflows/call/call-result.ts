@@ -21,7 +21,12 @@ export function resultOf(
   return {
     callId,
     stopReason: 'succeeded',
-    output: { text: result.text, toolCalls: result.toolCalls, finishReason: result.finishReason },
+    output: {
+      text: result.text,
+      toolCalls: result.toolCalls,
+      finishReason: result.finishReason,
+      ...(result.object !== undefined ? { object: result.object } : {}),
+    },
     model: record.model,
     backend: record.backend,
     ...(result.usage ? { usage: result.usage } : {}),

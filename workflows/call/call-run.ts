@@ -24,6 +24,9 @@ import type { CallStream } from './call-stream.js';
 import type { HistoryWatch } from './history-watch.js';
 import { iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
+import type { CheckedOutput } from './call-output.js';
+import { Corrections } from './call-repair.js';
+import { jsonBytes } from '../turn/turn-input.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 
 /** How an attempt's activity ended, before anything is recorded or decided. */
@@ -46,6 +49,8 @@ export interface CallSetup {
   shared: SharedNotBefore | undefined;
   /** The run's history, for the `history-limit` stop. */
   history: HistoryWatch;
+  /** The call's structured output, checked (`output.schema`, `output.repairs`). */
+  output: CheckedOutput | undefined;
 }
 
 /**
@@ -62,6 +67,8 @@ export class CallRun {
   private cancellation: unknown;
   /** The text a stream-interrupted attempt delivered. */
   private partialText: string | undefined;
+  /** The repairs' corrections to the conversation. */
+  private readonly corrections = new Corrections();
 
   constructor(private readonly call: CallSetup) {}
 
@@ -113,7 +120,7 @@ export class CallRun {
 
   /** Runs the attempt of `record` (one activity, no Temporal retry). */
   async attempt(record: AttemptRecord): Promise<Ended> {
-    const { input, plan, messages, tools, stream } = this.call;
+    const { input, plan, messages, tools, stream, output } = this.call;
     const scheduledAt = Date.parse(record.startedAt);
     const request: ModelRequestInput = {
       workflowId: workflowInfo().workflowId,
@@ -122,12 +129,13 @@ export class CallRun {
       modelCallId: record.modelCallId,
       backend: record.backend,
       model: record.model,
-      messages,
+      messages: this.corrections.messages(messages),
       ...(tools ? { tools } : {}),
       ...(input.settings ? { settings: input.settings } : {}),
       timeoutMs: attemptTimeoutMs(plan, scheduledAt),
       ...(this.after ? { after: this.after } : {}),
       ...(stream.config ? { stream: stream.config } : {}),
+      ...(output ? { output: { schema: output.schema } } : {}),
     };
     try {
       return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt) };
@@ -163,21 +171,26 @@ export class CallRun {
     record.outcome = 'failed';
     record.failure = recorded;
     if (outcome.usage) record.usage = outcome.usage;
+    if (outcome.finishReason !== undefined) record.finishReason = outcome.finishReason;
     if (delivered) record.streamedDeltas = delivered.deltas;
+    // A repair would send the correction too: the history limit counts it before the decision.
+    const correction = this.corrections.note(outcome.mismatch);
+    if (correction.length > 0) this.call.history.growInput(jsonBytes(correction));
     if (failure.class === 'StreamInterrupted') this.partialText = delivered?.text;
     return { kind: 'failed', failure, deadlineReached: outcome.deadlineReached };
   }
 
   /** Decides what follows the attempt of `record` (the policy's order of the stop reasons), and notes it. */
   decide(state: Decision['state'], record: AttemptRecord, end: AttemptEnd): Decision {
-    const { plan, backends, shared, history } = this.call;
+    const { plan, backends, shared, history, output } = this.call;
     const context = {
       cancelRequested: cancelRequested(),
       nowMs: Date.now(),
       random: Math.random,
-      run: history.afterAttempt(),
+      run: { ...history.afterAttempt(), ...(output ? { repairs: output.repairs } : {}) },
     };
     const decision = afterAttempt(plan, state, end, context);
+    this.corrections.follow(decision);
     if (end.kind !== 'failed' || (decision.kind === 'stop' && decision.reason === 'cancelled'))
       return decision;
     if (shared) shareNotBefore(backends, decision.state, shared);

@@ -43,7 +43,7 @@ export function waitSummary(waitMs: number, failed: AttemptRecord | undefined): 
 
 /** The attempt and action a wait's timer summary names (see `waitSummary`). */
 export function parseWaitSummary(summary: string): { modelCallId: string; action?: string } | undefined {
-  const m = /\((c\d+\.\d+)(?: (abort|retry-same|advance|drop))?\)$/.exec(summary);
+  const m = /\((c\d+\.\d+)(?: (abort|retry-same|advance|drop|repair))?\)$/.exec(summary);
   if (!m?.[1]) return undefined;
   return { modelCallId: m[1], ...(m[2] ? { action: m[2] } : {}) };
 }

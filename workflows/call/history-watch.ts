@@ -13,10 +13,15 @@ export class HistoryWatch {
 
   constructor(
     /** The attempt input's UTF-8 JSON bytes as workflow code sees it (conversation, tools, settings). */
-    private readonly inputBytes: number,
+    private inputBytes: number,
     /** The worker keeps long strings in a payload store: the input is stored as a reference. */
     private readonly payloadStore: boolean,
   ) {}
+
+  /** The next attempts' input may be `bytes` longer (a repair's correction): estimated high, never lowered. */
+  growInput(bytes: number): void {
+    this.inputBytes += bytes;
+  }
 
   /** Before the first attempt. */
   start(): RunOutlook {

@@ -18,6 +18,8 @@ import {
   validateCallInput,
 } from './call-input.js';
 import { toolsOf } from './call-tools.js';
+import { outputOf } from './call-output.js';
+import type { CheckedOutput } from './call-output.js';
 import { HistoryWatch } from './history-watch.js';
 import { workerConfig } from './worker-config.js';
 import { jsonBytes } from '../turn/turn-input.js';
@@ -67,7 +69,7 @@ export async function callModel(
   input: ModelCallInput,
   options: CallModelOptions = {},
 ): Promise<ModelCallResult> {
-  const { plan, backends, messages, tools, stream: streaming } = prepare(input, options.plan);
+  const { plan, backends, messages, tools, stream: streaming, output } = prepare(input, options.plan);
   const callId = nextCallId();
   const status: CallStatus = {
     callId,
@@ -94,6 +96,7 @@ export async function callModel(
     records,
     shared,
     history,
+    output,
   });
   let next: Decision = shared
     ? startWithNotBefore(plan, seededState(backends, shared), Date.now(), history.start())
@@ -135,6 +138,7 @@ function prepare(
   messages: ModelRequestInput['messages'];
   tools: ModelRequestInput['tools'];
   stream: { batchMs: number } | undefined;
+  output: CheckedOutput | undefined;
 } {
   try {
     validateCallInput(input);
@@ -152,6 +156,7 @@ function prepare(
       // The AI SDK's record shape becomes our list here, so the attempt's input is plain JSON.
       tools: toolsOf(input.tools),
       stream: streamOf(input),
+      output: outputOf(input),
     };
   } catch (error) {
     throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);

@@ -118,6 +118,68 @@ describe('the history reader and the workflow build the same record from the sam
   });
 });
 
+describe('a repaired attempt, read from history', () => {
+  it("shows the action repair (from the next attempt's input), the first validator error and the finish reason", () => {
+    const details = {
+      class: 'SchemaMismatch',
+      status: 200,
+      message: 'the answer does not match output.schema: /population: must be integer (and 1 more)',
+      finishReason: 'stop',
+      mismatch: {
+        answer: '{"population":"many"}',
+        errors: ['/population: must be integer', "/: must have required property 'city'"],
+      },
+      startedAt: '2026-01-01T00:00:00.000Z',
+      endedAt: '2026-01-01T00:00:01.000Z',
+    };
+    const error = new ActivityFailure(
+      'failed',
+      'modelRequest',
+      'c1.1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      undefined,
+      ApplicationFailure.create({
+        type: 'SchemaMismatch',
+        message: details.message,
+        nonRetryable: true,
+        details: [details],
+      }),
+    );
+    const events = (historyEndingWith({
+      activityTaskFailedEventAttributes: {
+        scheduledEventId: 5,
+        failure: {
+          message: details.message,
+          applicationFailureInfo: { type: 'SchemaMismatch', nonRetryable: true, details: payloads(details) },
+        },
+      },
+    }).events ?? []) as Event[];
+    const repairInput: ModelRequestInput = {
+      ...INPUT,
+      attempt: 2,
+      modelCallId: 'c1.2',
+      after: { action: 'repair', retryInMs: 0 },
+    };
+    events.push({
+      eventId: 11,
+      activityTaskScheduledEventAttributes: {
+        activityType: { name: 'modelRequest' },
+        input: payloads(repairInput),
+        workflowTaskCompletedEventId: 10,
+      },
+    });
+    const [first, second] = readCallHistory(asHistory(events)).attempts;
+    const outcome = outcomeOf(error, false);
+    expect(outcome.kind === 'failed' && outcome.finishReason).toBe('stop');
+    expect(first?.failure).toEqual({ ...workflowFailure(error), action: 'repair' });
+    expect(first).toMatchObject({ finishReason: 'stop', retryInMs: 0, outcome: 'failed' });
+    expect(first?.failure?.message).toMatch(
+      /^the answer does not match output\.schema: \/population: must be integer/,
+    );
+    expect(second).toMatchObject({ modelCallId: 'c1.2', outcome: 'running' });
+  });
+});
+
 describe('HistoryIndex.taskStartedAfter', () => {
   it('names the first workflow task after an event that completed, skipping tasks that failed or timed out', () => {
     const index = new HistoryIndex(

@@ -12,7 +12,7 @@ import {
 } from '../../../policy/index.js';
 
 describe('failure classes', () => {
-  it("are the contract's eighteen, in its evaluation order", () => {
+  it("are the contract's nineteen, in its evaluation order", () => {
     expect(FAILURE_CLASSES).toEqual([
       'StreamInterrupted',
       'Misconfigured',
@@ -28,6 +28,7 @@ describe('failure classes', () => {
       'ConnectFailed',
       'ConnectionLost',
       'OutputLimit',
+      'SchemaMismatch',
       'ParseFailed',
       'ResponseTimeout',
       'WorkerLost',
@@ -50,6 +51,7 @@ describe('failure classes', () => {
       ConnectFailed: 'retry-same',
       ConnectionLost: 'retry-same',
       OutputLimit: 'drop',
+      SchemaMismatch: 'repair',
       ParseFailed: 'advance',
       ResponseTimeout: 'advance',
       WorkerLost: 'retry-same',
@@ -67,8 +69,8 @@ describe('failure classes', () => {
 });
 
 describe('actions', () => {
-  it('are abort, retry-same, advance and drop', () => {
-    expect(ACTIONS).toEqual(['abort', 'retry-same', 'advance', 'drop']);
+  it('are abort, retry-same, advance, drop and repair', () => {
+    expect(ACTIONS).toEqual(['abort', 'retry-same', 'advance', 'drop', 'repair']);
     expect(isAction('retry-same')).toBe(true);
     expect(isAction('retry')).toBe(false);
   });

@@ -122,6 +122,18 @@ const ROWS: readonly (readonly [string, Observation, FailureClass])[] = [
     { status: 200, bodyComplete: true, noContent: true, finishReason: 'MAX_TOKENS' },
     'OutputLimit',
   ],
+  ['an output.schema that does not compile (nothing sent)', { invalidInput: true }, 'BadRequest'],
+  [
+    'a structured answer cut at the output limit that does not validate',
+    { status: 200, bodyComplete: true, schemaMismatch: true, finishReason: 'length' },
+    'OutputLimit',
+  ],
+  [
+    'a structured answer that does not validate against output.schema',
+    { status: 200, bodyComplete: true, schemaMismatch: true, finishReason: 'stop' },
+    'SchemaMismatch',
+  ],
+  ['a structured answer that is not JSON at all', { status: 200, schemaMismatch: true }, 'SchemaMismatch'],
   [
     'an empty answer that stopped normally (finish reason stop)',
     { status: 200, bodyComplete: true, noContent: true, finishReason: 'stop' },
@@ -162,10 +174,10 @@ describe('classify: the contract table, one row at a time', () => {
     expect(classify(observation)).toBe(expected);
   });
 
-  it('has a fixture for every one of the eighteen classes', () => {
+  it('has a fixture for every one of the nineteen classes', () => {
     const covered = new Set(ROWS.map(([, , cls]) => cls));
     expect([...covered].sort()).toEqual([...FAILURE_CLASSES].sort());
-    expect(FAILURE_CLASSES).toHaveLength(18);
+    expect(FAILURE_CLASSES).toHaveLength(19);
   });
 });
 

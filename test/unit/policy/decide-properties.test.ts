@@ -37,7 +37,14 @@ const rawPlan = fc.oneof(
         timeoutExtra: fc.integer({ min: 0, max: 60_000 }),
         honor: fc.boolean(),
         retryAfterMaxMs: fc.integer({ min: 0, max: 30_000 }),
-        actions: fc.dictionary(fc.constantFrom(...OVERRIDABLE), fc.constantFrom(...ACTIONS), { maxKeys: 4 }),
+        actions: fc
+          .dictionary(fc.constantFrom(...OVERRIDABLE), fc.constantFrom(...ACTIONS), { maxKeys: 4 })
+          // Only SchemaMismatch may be repaired (validatePlan refuses the rest).
+          .map((a) =>
+            Object.fromEntries(
+              Object.entries(a).filter(([k, v]) => v !== 'repair' || k === 'SchemaMismatch'),
+            ),
+          ),
         retriesPerBackend: fc.integer({ min: 0, max: 3 }),
       })
       .map((r) => ({
@@ -87,6 +94,7 @@ const call = fc.record({
   failures: fc.array(failedAttempt, { maxLength: 60 }),
   startMs: fc.integer({ min: 0, max: 2_000_000_000_000 }),
   seed: fc.integer(),
+  repairs: fc.integer({ min: 0, max: 3 }),
 });
 
 interface Played {
@@ -105,8 +113,30 @@ function play(c: Call): Played {
     random: seededRandom(c.seed),
     script: (n) => c.failures[n - 1]?.failure ?? 'ok',
     attemptMs: (n) => c.failures[n - 1]?.tookMs ?? 0,
+    repairs: c.repairs,
   });
   return { plan, result };
+}
+
+/**
+ * The action each failed attempt of a run got, worked out here independently of the policy's own code: the asked
+ * action, except that a `repair` on a backend whose last `repairs` attempts in a row were repairs is a `drop`.
+ */
+function actionsTaken(plan: ResolvedPlan, result: RunResult, repairs: number): (Action | undefined)[] {
+  let inARow = 0;
+  return result.attempts.map((attempt, i) => {
+    const before = result.attempts[i - 1];
+    if (
+      before === undefined ||
+      before.backend !== attempt.backend ||
+      attempt.action === 'advance' ||
+      attempt.action === 'drop'
+    )
+      inARow = 0;
+    if (attempt.action === 'repair') inARow += 1;
+    const asked = attempt.failure && askedAction(plan, attempt.failure);
+    return asked === 'repair' && inARow >= repairs ? 'drop' : asked;
+  });
 }
 
 /** The action a failure asks for, worked out here independently of the policy's own code. */
@@ -174,11 +204,11 @@ describe('decide, for random plans and failure sequences', () => {
       fc.property(call, (c) => {
         const { plan, result } = play(c);
         const dropped = new Set<number>();
-        for (const attempt of result.attempts) {
+        const taken = actionsTaken(plan, result, c.repairs);
+        result.attempts.forEach((attempt, i) => {
           expect(dropped.has(attempt.backend)).toBe(false);
-          if (attempt.failure !== undefined && askedAction(plan, attempt.failure) === 'drop')
-            dropped.add(attempt.backend);
-        }
+          if (taken[i] === 'drop') dropped.add(attempt.backend);
+        });
         expect(new Set(result.last.state.dropped)).toEqual(dropped);
       }),
       RUNS,
@@ -213,7 +243,14 @@ describe('decide, for random plans and failure sequences', () => {
           expect(decision.state.attempts).toBe(from.attempts + 1);
           const waited = decision.state.waitsTaken - from.waitsTaken;
           expect([0, 1]).toContain(waited);
-          if (waited === 0) {
+          if (decision.action === 'repair') {
+            // A repair: the same backend at once, in the same round, counted apart from same-backend retries.
+            expect(waited).toBe(0);
+            expect(decision.backend).toBe(from.backend);
+            expect(decision.state.round).toBe(from.round);
+            expect(decision.state.sameBackendRetries).toBe(from.sameBackendRetries);
+            expect(decision.state.repairs).toBe((from.repairs ?? 0) + 1);
+          } else if (waited === 0) {
             expect(decision.waitMs).toBe(0);
             expect(decision.backend).toBeGreaterThan(from.backend);
             expect(decision.state.round).toBe(from.round);
@@ -234,13 +271,15 @@ describe('decide, for random plans and failure sequences', () => {
           const frozenState = deepFreeze(structuredClone(from));
           const frozenFailure = deepFreeze(structuredClone(failure));
           const before = JSON.stringify([frozenPlan, frozenState, frozenFailure]);
-          const first = decide(frozenPlan, frozenState, frozenFailure, nowMs, seededRandom(seed));
+          const run = { repairs: c.repairs };
+          const first = decide(frozenPlan, frozenState, frozenFailure, nowMs, seededRandom(seed), run);
           const again = decide(
             JSON.parse(JSON.stringify(plan)) as ResolvedPlan,
             JSON.parse(JSON.stringify(from)) as typeof from,
             JSON.parse(JSON.stringify(failure)) as Failure,
             nowMs,
             seededRandom(seed),
+            run,
           );
           expect(again).toEqual(first);
           expect(JSON.stringify([frozenPlan, frozenState, frozenFailure])).toBe(before);
@@ -248,6 +287,34 @@ describe('decide, for random plans and failure sequences', () => {
         }
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe('repair, for random plans and failure sequences', () => {
+  it('tries the same backend at once at most `repairs` times in a row, each after a SchemaMismatch, and never after another backend was tried', () => {
+    fc.assert(
+      fc.property(call, (c) => {
+        const { plan, result } = play(c);
+        let inARow = 0;
+        result.attempts.forEach((attempt, i) => {
+          const before = result.attempts[i - 1];
+          if (attempt.action !== 'repair') {
+            // A same-backend retry keeps the count; anything else is another backend or a new round.
+            if (attempt.action !== 'retry-same') inARow = 0;
+            return;
+          }
+          inARow += 1;
+          expect(before?.failure?.class).toBe('SchemaMismatch');
+          expect(before && askedAction(plan, before.failure as Failure)).toBe('repair');
+          expect(attempt.backend).toBe(before?.backend);
+          // At once, unless the backend asked for a retry-after that the plan honours.
+          if (!plan.retryAfter.honor || before?.failure?.retryAfterMs === undefined)
+            expect(attempt.waitMs).toBe(0);
+          expect(inARow).toBeLessThanOrEqual(c.repairs);
+        });
+      }),
+      RUNS,
     );
   });
 });

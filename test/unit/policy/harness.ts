@@ -89,6 +89,8 @@ export function run(options: {
   startMs?: number;
   attemptMs?: number | ((attempt: number) => number);
   random?: RandomSource;
+  /** The call's `output.repairs` (default: the policy's). */
+  repairs?: number;
 }): RunResult {
   const { plan: p, script } = options;
   const random = options.random ?? fixedRandom(0);
@@ -113,7 +115,14 @@ export function run(options: {
     if (answer === 'ok') return { attempts, outcome: 'succeeded', last: d, decisions };
     trace.failure = answer;
     const from = d.state;
-    d = decide(p, from, answer, now, random);
+    d = decide(
+      p,
+      from,
+      answer,
+      now,
+      random,
+      options.repairs === undefined ? {} : { repairs: options.repairs },
+    );
     decisions.push({ from, decision: d, nowMs: now, failure: answer });
   }
   return { attempts, outcome: d.reason, last: d, decisions };
