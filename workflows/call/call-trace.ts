@@ -107,7 +107,9 @@ export class CallTrace {
       'model_retry.stop_reason': decision.reason,
       'model_retry.attempts': records.length,
       ...(totals.inputTokens !== undefined ? { 'model_retry.billed.input_tokens': totals.inputTokens } : {}),
-      ...(totals.outputTokens !== undefined ? { 'model_retry.billed.output_tokens': totals.outputTokens } : {}),
+      ...(totals.outputTokens !== undefined
+        ? { 'model_retry.billed.output_tokens': totals.outputTokens }
+        : {}),
     });
     if (decision.reason === 'succeeded' && last) {
       this.span.setAttributes({
