@@ -10,6 +10,7 @@ import type { DevServer } from '../worker/dev-server.js';
 import { fail, ok, rateLimited, startLoopbackProvider, toolCall } from '../loopback/index.js';
 import type { LoopbackProvider } from '../loopback/index.js';
 import { createModelRetryWorker } from '../worker/worker.js';
+import { tracingFromEnv } from '../worker/tracing.js';
 import type { AgentTurnInput } from '../common/turn.js';
 import {
   createDataConverter,
@@ -58,6 +59,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   // The payload keys and store of the environment, checked before anything starts (as for the worker and CLI).
   const payloads = payloadSettingsFromEnv();
   const dataConverter = createDataConverter(payloads);
+  // With OTEL_EXPORTER_OTLP_ENDPOINT set, the turn's spans go there (client, workflow, calls, attempts).
+  const tracing = tracingFromEnv();
+  const plugins = tracing ? [tracing.plugin] : [];
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const dataDir = resolve(resolveDataDir());
   out(
@@ -90,6 +94,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       taskQueue,
       shutdownGraceMs: 1000,
       dataConverter,
+      plugins,
       deps: {
         providers: createProviderRegistry({
           loopback: { type: 'openai-compatible', baseURL: lp.openaiBaseURL },
@@ -101,6 +106,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       connection: server.env.connection,
       namespace: server.namespace,
       dataConverter,
+      plugins,
     });
     const payloadLine = describePayloadSettings(payloads);
     if (payloadLine) out(`Payloads: ${payloadLine}.`);
@@ -148,6 +154,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       `The provider saw ${lp.requestCount(DEMO_MODEL)} requests; the history has ${history.events?.length ?? 0} events.`,
     );
     out(`History exported to ${exportPath}`);
+    if (tracing) out(`Spans sent to ${tracing.settings.url} (${tracing.settings.protocol}).`);
     out(
       `Read it again, without any server: node bin/model-retry.js history --file ${relative(process.cwd(), exportPath)}`,
     );
@@ -158,6 +165,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     }
     return 0;
   } finally {
+    await tracing?.shutdown();
     await connection?.close();
     await lp?.close();
     await server?.stop();

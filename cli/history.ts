@@ -10,6 +10,7 @@ import { fetchRunChain, orderRuns, readCallHistories } from '../client/history-c
 import { renderHtmlTimeline } from '../client/html-timeline.js';
 import { readRunMeta } from '../client/run-meta.js';
 import { formatTimeline } from '../client/timeline.js';
+import { readToolSpans } from '../client/tool-history.js';
 import { UsageError } from './args.js';
 import { openSession } from './session.js';
 
@@ -42,17 +43,21 @@ export async function runHistory(options: HistoryOptions): Promise<number> {
   else for (const line of describeReport(report)) out(line);
   if (options.html) {
     const meta = readRunMeta(histories);
-    const page = renderHtmlTimeline(report.attempts, {
-      workflowId,
-      workflowType: meta.workflowType,
-      status: report.status,
-      ...(report.stopReason ? { stopReason: report.stopReason } : {}),
-      startedAt: meta.startedAt,
-      endAt: meta.closedAt ?? meta.lastEventAt,
-      ...(meta.deadlineMs !== undefined
-        ? { deadlineMs: meta.deadlineMs, reserveMs: meta.reserveMs ?? 0 }
-        : {}),
-    });
+    const page = renderHtmlTimeline(
+      report.attempts,
+      {
+        workflowId,
+        workflowType: meta.workflowType,
+        status: report.status,
+        ...(report.stopReason ? { stopReason: report.stopReason } : {}),
+        startedAt: meta.startedAt,
+        endAt: meta.closedAt ?? meta.lastEventAt,
+        ...(meta.deadlineMs !== undefined
+          ? { deadlineMs: meta.deadlineMs, reserveMs: meta.reserveMs ?? 0 }
+          : {}),
+      },
+      readToolSpans(histories),
+    );
     writeFileSync(options.html, page);
     err(`model-retry history: wrote the HTML timeline to ${options.html}`);
   }

@@ -4,6 +4,7 @@ import protoPackage from '@temporalio/proto';
 import { loadTemporalTarget } from '../worker/connection.js';
 import { dataConverterFromEnv } from '../payloads/data-converter.js';
 import { LARGE_MESSAGE_CHANNEL_ARGS } from '../client/connection-options.js';
+import { tracingFromEnv } from '../worker/tracing.js';
 
 const proto = protoPackage.temporal;
 
@@ -30,6 +31,8 @@ export async function openSession(): Promise<Session> {
   const target = loadTemporalTarget();
   // Keys and store are checked before connecting: a bad setting is refused (exit 2) with nothing done.
   const dataConverter = dataConverterFromEnv();
+  // The command's own spans (StartWorkflow, ...) carry the trace into the workflow through its headers.
+  const tracing = tracingFromEnv();
   const address = target.connectionOptions.address ?? 'localhost:7233';
   let connection: Connection;
   try {
@@ -44,8 +47,17 @@ export async function openSession(): Promise<Session> {
         'Set TEMPORAL_ADDRESS (and TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, ...) or start a server.',
     );
   }
-  const client = new Client({ connection, namespace: target.namespace, dataConverter });
-  return { client, connection, namespace: target.namespace, address, close: () => connection.close() };
+  const client = new Client({
+    connection,
+    namespace: target.namespace,
+    dataConverter,
+    ...(tracing ? { plugins: [tracing.plugin] } : {}),
+  });
+  const close = async () => {
+    await connection.close();
+    await tracing?.shutdown();
+  };
+  return { client, connection, namespace: target.namespace, address, close };
 }
 
 /**

@@ -15,6 +15,8 @@ export type { CallAttempts, OrderedRuns, RunLinks } from './history-chain.js';
 export { readRunMeta } from './run-meta.js';
 export type { RunMeta } from './run-meta.js';
 export { escapeHtml, renderHtmlTimeline } from './html-timeline.js';
+export { readToolSpans } from './tool-history.js';
+export type { ToolSpan } from './tool-history.js';
 export type { HtmlTimelineMeta } from './html-timeline.js';
 export { listQuery, listRuns, LISTED_WORKFLOW_TYPES } from './list-runs.js';
 export type { RunSummary } from './list-runs.js';

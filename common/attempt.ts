@@ -107,6 +107,8 @@ export interface ModelRequestResult {
   finishReason: string;
   usage?: Usage;
   responseId?: string;
+  /** The model that answered, as the provider named it (e.g. a dated version of the model asked for). */
+  responseModel?: string;
   /** The provider name of the model (`local`, `openai`, ...). */
   provider?: string;
   /** Cost in USD, only when the provider reported one. */

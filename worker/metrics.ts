@@ -1,5 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { ConfigError } from './config.js';
+import { resourceLabels } from './tracing.js';
 
 /** The variable that turns the worker's Prometheus endpoint on (like `model-retry worker --metrics`). */
 export const METRICS_ADDRESS_ENV = 'MODEL_RETRY_METRICS_ADDRESS';
@@ -27,12 +28,15 @@ export function resolveMetricsAddress(
 /**
  * Installs the Temporal runtime with a Prometheus exporter on `bindAddress` (`/metrics`): Temporal's own worker
  * metrics (`temporal_*`: task latencies, slots, polls, activity and workflow outcomes) and model-retry's
- * (`model_retry_*`, see the README). Must run before the worker's connection is made.
+ * (`model_retry_*`, see the README). Must run before the worker's connection is made. Every series carries the
+ * tracing resource's attributes as labels (`service_name`, and `OTEL_RESOURCE_ATTRIBUTES`), so that metrics and
+ * spans name the same service; the metric names do not change.
  */
 export function installMetricsRuntime(bindAddress: string): void {
   Runtime.install({
     telemetryOptions: {
       metrics: {
+        globalTags: resourceLabels(),
         prometheus: {
           bindAddress,
           histogramBucketOverrides: {

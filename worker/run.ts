@@ -4,6 +4,7 @@ import { installMetricsRuntime } from './metrics.js';
 import { createDataConverter, describePayloadSettings } from '../payloads/data-converter.js';
 import type { PayloadSettings } from '../payloads/data-converter.js';
 import { createModelRetryWorker } from './worker.js';
+import { tracingFromEnv } from './tracing.js';
 import type { ActivityDeps } from '../activities/index.js';
 
 export interface RunWorkerOptions {
@@ -25,6 +26,8 @@ export interface RunWorkerOptions {
 export async function runWorkerProcess(options: RunWorkerOptions): Promise<void> {
   const log = options.log ?? ((line: string) => console.error(line));
   const target = loadTemporalTarget();
+  const tracing = tracingFromEnv();
+  if (tracing) log(`model-retry worker: traces to ${tracing.settings.url} (${tracing.settings.protocol})`);
   if (options.metricsAddress) {
     installMetricsRuntime(options.metricsAddress);
     log(`model-retry worker: Prometheus metrics on http://${options.metricsAddress}/metrics`);
@@ -53,6 +56,7 @@ export async function runWorkerProcess(options: RunWorkerOptions): Promise<void>
       warn: log,
       ...(options.deps ? { deps: options.deps } : {}),
       ...(options.payloads ? { dataConverter: createDataConverter(options.payloads) } : {}),
+      ...(tracing ? { plugins: [tracing.plugin] } : {}),
     });
     const payloads = options.payloads && describePayloadSettings(options.payloads);
     if (payloads) log(`model-retry worker: ${payloads}`);
@@ -66,5 +70,6 @@ export async function runWorkerProcess(options: RunWorkerOptions): Promise<void>
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await connection.close();
+    await tracing?.shutdown();
   }
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Runtime, Worker } from '@temporalio/worker';
-import type { NativeConnection, WorkerOptions, WorkflowBundleOption } from '@temporalio/worker';
+import type { NativeConnection, WorkerOptions, WorkerPlugin, WorkflowBundleOption } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
 import { createActivities } from '../activities/index.js';
 import type { ActivityDeps } from '../activities/index.js';
@@ -53,6 +53,12 @@ export interface ModelRetryWorkerOptions {
   heartbeatThrottleMs?: number;
   /** Slots, pollers and cache; each setting given here wins over `WORKER_TUNING`. */
   tuning?: WorkerTuning;
+  /**
+   * Worker plugins, e.g. tracing (`tracingFromEnv()?.plugin`, or Temporal's own `OpenTelemetryPlugin` with
+   * your span processor). A plugin that adds workflow interceptor modules needs the workflows bundled at start:
+   * a prebuilt `workflowBundle` must have been built with them (`workflowInterceptorModules`).
+   */
+  plugins?: WorkerPlugin[];
 }
 
 /** The worker settings that decide how much work one worker takes on at once. */
@@ -103,6 +109,7 @@ export async function createModelRetryWorker(options: ModelRetryWorkerOptions): 
     ...WORKER_TUNING,
     ...options.tuning,
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.plugins?.length ? { plugins: options.plugins } : {}),
   });
 }
 

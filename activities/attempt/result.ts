@@ -74,12 +74,14 @@ export function successOf(
   const usage = usageOf(resolved, result);
   const cost = resolved.cost?.(result);
   const responseId = result.response?.id;
+  const responseModel = result.response?.modelId;
   return {
     text: textOf(result),
     toolCalls: toolCallsOf(result),
     finishReason: result.finishReason.unified,
     ...(usage === undefined ? {} : { usage }),
     ...(responseId === undefined ? {} : { responseId }),
+    ...(responseModel ? { responseModel } : {}),
     provider: resolved.provider,
     ...(cost === undefined ? {} : { cost }),
     startedAt: times.startedAt,

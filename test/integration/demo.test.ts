@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,17 @@ describe('model-retry demo (what npm start runs)', () => {
     const again = await runCli(['history', '--file', exportPath!]);
     expect(again.code).toBe(0);
     expect(again.stdout.split('\n').filter((line) => /^ {2}c\d+\.\d/.test(line))).toEqual(timeline);
+
+    // The HTML timeline of the exported turn puts the calculator call in the lane of the call that asked for it.
+    const page = join(dataDir, 'demo.html');
+    expect((await runCli(['history', '--file', exportPath!, '--html', page])).code).toBe(0);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toMatch(
+      /<rect class="tool tool-succeeded" data-tool="c1\.tool\.1"[^>]*><title>c1\.tool\.1 · tool calculator · succeeded/,
+    );
+    expect(html).toMatch(
+      /<text class="wait-label" data-after="c2\.2"[^>]*>RateLimited 429( · 1\.00 s)?<\/text>/,
+    );
 
     const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(processes).not.toContain(dataDir);

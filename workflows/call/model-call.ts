@@ -7,6 +7,7 @@ import { inputFailure } from './input-failure.js';
 import { nextCallId, openCallEntry } from './call-log.js';
 import { iso } from './call-summary.js';
 import { CallRun } from './call-run.js';
+import { CallTrace } from './call-trace.js';
 import { CallStream } from './call-stream.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../policy/shared-not-before.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
@@ -102,12 +103,21 @@ export async function callModel(
     ? startWithNotBefore(plan, seededState(backends, shared), Date.now(), history.start())
     : startDecision(plan, initialState(backends.length), Date.now(), history.start());
   if (shared) shareNotBefore(backends, next.state, shared);
-  while (next.kind === 'attempt') {
-    next = await call.wait(next);
-    if (next.kind === 'stop') break;
-    const record = call.open(next);
-    const ended = await call.attempt(record);
-    next = call.decide(next.state, record, call.record(record, ended));
+  const spans = new CallTrace(callId, backends);
+  try {
+    while (next.kind === 'attempt') {
+      spans.waiting(next, records.at(-1));
+      next = await call.wait(next);
+      if (next.kind === 'stop') break;
+      const record = call.open(next);
+      const { value: ended, done } = await spans.attempt(record, () => call.attempt(record));
+      next = call.decide(next.state, record, call.record(record, ended));
+      done(ended.kind === 'answered' ? ended.result : undefined);
+    }
+    spans.stopped(next, records);
+  } catch (error) {
+    spans.abandoned(error);
+    throw error;
   }
   return call.stop(next);
 }

@@ -24,6 +24,7 @@ describe('modelRequest, a successful attempt', () => {
       finishReason: 'stop',
       usage: { inputTokens: 5, outputTokens: 4, totalTokens: 9 },
       responseId: 'chatcmpl-loopback-1',
+      responseModel: 'fast',
       provider: 'local',
       startedAt: expect.any(String) as unknown,
       endedAt: expect.any(String) as unknown,
