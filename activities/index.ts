@@ -51,7 +51,10 @@ export function createActivities(deps: ActivityDeps = {}) {
   return {
     modelRequest: withAttemptMetrics(withResultLimit(createModelRequest({ providers }))),
     ...createSearchAttributeActivities(),
-    ...createWorkerConfigActivities({ payloadStore: deps.payloadStore === true }),
+    ...createWorkerConfigActivities({
+      payloadStore: deps.payloadStore === true,
+      pricing: registry.pricing?.() ?? {},
+    }),
     ...createToolActivities({ registry: () => tools }),
   };
 }

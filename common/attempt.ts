@@ -95,6 +95,11 @@ export interface ModelRequestInput {
   after?: AttemptCause;
   /** Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. */
   stream?: { batchMs: number };
+  /**
+   * The call has a cost budget: a model without `pricing` in the providers file fails as `Misconfigured`
+   * (naming `pricing`) before any request is sent.
+   */
+  costBudget?: true;
 }
 
 /** A successful attempt (`modelRequest`'s result). */

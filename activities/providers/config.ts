@@ -11,6 +11,8 @@
  * the same name replaces them.
  */
 import { readFileSync } from 'node:fs';
+import { pricingProblems } from '../../policy/index.js';
+import type { Pricing } from '../../policy/index.js';
 import { isCredentialName } from '../scrub.js';
 import { baseURLCredentialProblems, checkHeadersFromEnv } from './credentials.js';
 
@@ -25,6 +27,8 @@ export interface OpenAICompatibleProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Settings per model (the `model` of `provider:model`). */
+  models?: Record<string, ModelConfig>;
 }
 
 /** OpenAI's own API (`@ai-sdk/openai`, Chat Completions), or a proxy in front of it. */
@@ -41,6 +45,8 @@ export interface OpenAIProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Settings per model (the `model` of `provider:model`). */
+  models?: Record<string, ModelConfig>;
 }
 
 /** Anthropic's messages API (`@ai-sdk/anthropic`), or a proxy in front of it. */
@@ -58,6 +64,14 @@ export interface AnthropicProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Settings per model (the `model` of `provider:model`). */
+  models?: Record<string, ModelConfig>;
+}
+
+/** One model's settings in a provider's entry: `"models": { "fast": { "pricing": { ... } } }`. */
+export interface ModelConfig {
+  /** USD per million tokens: what a call's cost budget counts when the provider reports no cost. */
+  pricing?: Pricing;
 }
 
 /** One provider's entry in the providers file. */
@@ -99,9 +113,9 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
 
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
@@ -168,7 +182,37 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
     ...checkHeaders(entry.headers, `${name}.headers`),
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
+    ...checkModels(entry.models, `${name}.models`),
   ];
+}
+
+const MODEL_FIELDS = ['pricing'];
+
+/** `models`: model name -> `{ pricing }`, each price checked. */
+function checkModels(value: unknown, at: string): string[] {
+  if (value === undefined) return [];
+  const example = '{ "fast": { "pricing": { "inputPerMTok": 0.15, "outputPerMTok": 0.6 } } }';
+  if (!isRecord(value)) return [`\`${at}\` must be an object of model names to settings, like ${example}`];
+  return Object.entries(value).flatMap(([model, entry]) => {
+    const here = `${at}.${model}`;
+    if (!isRecord(entry)) return [`\`${here}\` must be an object, like { "pricing": { ... } }`];
+    const unknown = Object.keys(entry)
+      .filter((key) => !MODEL_FIELDS.includes(key))
+      .map((key) => `\`${here}.${key}\` is not a known field of a model (known: ${MODEL_FIELDS.join(', ')})`);
+    const pricing = entry.pricing === undefined ? [] : pricingProblems(entry.pricing, `${here}.pricing`);
+    return [...unknown, ...pricing.map((p) => `\`${p.field}\` ${p.message}`)];
+  });
+}
+
+/** Every model's `pricing` in a providers config, by `provider:model`. */
+export function pricingOf(config: ProvidersConfig): Record<string, Pricing> {
+  const out: Record<string, Pricing> = {};
+  for (const [provider, entry] of Object.entries(config)) {
+    for (const [model, settings] of Object.entries(entry.models ?? {})) {
+      if (settings.pricing) out[`${provider}:${model}`] = settings.pricing;
+    }
+  }
+  return out;
 }
 
 /** Whether `value` is an http(s) URL (what a base URL must be). */

@@ -13,9 +13,11 @@ import {
   ProvidersConfigError,
   isHttpURL,
   parseProvidersConfig,
+  pricingOf,
   readProvidersFile,
 } from './config.js';
 import type { ProviderConfig, ProvidersConfig } from './config.js';
+import type { Pricing } from '../../policy/index.js';
 import { credentialFix, hasCredentials } from './credentials.js';
 import { createProviderFetch } from './transport.js';
 import type { TransportOptions } from './transport.js';
@@ -35,6 +37,8 @@ export interface ResolvedModel extends ResponseReader {
   model: LanguageModelV4;
   /** The credentials in use (key, credential headers): scrubbed from every message. */
   secrets: readonly string[];
+  /** The model's `pricing` in the providers file, when it has one. */
+  pricing?: Pricing;
 }
 
 /** Resolves model names. Tests may inject their own (any model, any `LanguageModelV4`). */
@@ -46,6 +50,8 @@ export interface ProviderRegistry {
   resolve(model: string): ResolvedModel;
   /** The provider names that resolve: the config's and the built-ins it did not replace. */
   names(): string[];
+  /** Every model's `pricing`, by `provider:model` (what workflows learn through `modelRetryConfig`). */
+  pricing?(): Record<string, Pricing>;
 }
 
 /** The worker cannot make the request: the attempt fails as `Misconfigured`. The message holds no secret. */
@@ -168,8 +174,10 @@ export function createProviderRegistry(
   refuseCredentialBaseURLs(all, env());
   // One dispatcher (connection pool) for every model of this registry.
   const fetch = createProviderFetch(options.transport);
+  const prices = pricingOf(all);
   return {
     names: () => Object.keys(all),
+    pricing: () => ({ ...prices }),
     resolve(model) {
       const { provider, modelId } = parseModelName(model);
       const config = Object.hasOwn(all, provider) ? all[provider] : undefined;
@@ -197,6 +205,7 @@ export function createProviderRegistry(
         modelId,
         model: adapter.languageModel({ name: provider, config: sent, apiKey, baseURL, modelId, fetch }),
         secrets,
+        ...(prices[`${provider}:${modelId}`] ? { pricing: prices[`${provider}:${modelId}`] } : {}),
         ...(adapter.usage === undefined ? {} : { usage: adapter.usage }),
         ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),
         ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),

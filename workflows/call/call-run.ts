@@ -22,6 +22,7 @@ import { actionOf, callFailed, resultOf } from './call-result.js';
 import { noteSearchAttributesReady } from './call-stop.js';
 import type { CallStream } from './call-stream.js';
 import type { HistoryWatch } from './history-watch.js';
+import type { BudgetWatch } from './budget-watch.js';
 import { iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
@@ -46,6 +47,8 @@ export interface CallSetup {
   shared: SharedNotBefore | undefined;
   /** The run's history, for the `history-limit` stop. */
   history: HistoryWatch;
+  /** The call's budget, for the `budget` stop; absent for a call without one. */
+  budget?: BudgetWatch | undefined;
 }
 
 /**
@@ -128,6 +131,7 @@ export class CallRun {
       timeoutMs: attemptTimeoutMs(plan, scheduledAt),
       ...(this.after ? { after: this.after } : {}),
       ...(stream.config ? { stream: stream.config } : {}),
+      ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
     };
     try {
       return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt) };
@@ -170,12 +174,12 @@ export class CallRun {
 
   /** Decides what follows the attempt of `record` (the policy's order of the stop reasons), and notes it. */
   decide(state: Decision['state'], record: AttemptRecord, end: AttemptEnd): Decision {
-    const { plan, backends, shared, history } = this.call;
+    const { plan, backends, shared, history, budget } = this.call;
     const context = {
       cancelRequested: cancelRequested(),
       nowMs: Date.now(),
       random: Math.random,
-      run: history.afterAttempt(),
+      run: { ...history.afterAttempt(), ...(budget ? { budget: budget.outlook() } : {}) },
     };
     const decision = afterAttempt(plan, state, end, context);
     if (end.kind !== 'failed' || (decision.kind === 'stop' && decision.reason === 'cancelled'))
@@ -195,19 +199,20 @@ export class CallRun {
    * throws `ModelCallFailed`.
    */
   stop(decision: StopDecision): ModelCallResult {
-    const { callId, records, status, stream } = this.call;
+    const { callId, records, status, stream, budget } = this.call;
+    const spent = budget?.spent();
     status.state = 'stopped';
     status.stopReason = decision.reason;
     const last = records.at(-1);
     stream.stopped(decision.reason, last);
     if (decision.reason === 'succeeded' && this.result && last) {
-      return resultOf(callId, last, this.result, records);
+      return { ...resultOf(callId, last, this.result, records), ...(spent ? { spent } : {}) };
     }
     if (decision.reason === 'cancelled') {
       throw this.cancellation ?? new CancelledFailure('the call was cancelled');
     }
     const lastDecision = { reason: decision.reason, why: decision.why, ...actionOf(decision) };
-    throw callFailed(callId, records, lastDecision, this.partialText);
+    throw callFailed(callId, records, lastDecision, this.partialText, spent);
   }
 }
 

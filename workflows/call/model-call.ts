@@ -19,6 +19,8 @@ import {
 } from './call-input.js';
 import { toolsOf } from './call-tools.js';
 import { HistoryWatch } from './history-watch.js';
+import { watchBudget } from './budget-watch.js';
+import type { SpentBefore } from './budget-watch.js';
 import { workerConfig } from './worker-config.js';
 import { jsonBytes } from '../turn/turn-input.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
@@ -50,6 +52,11 @@ export interface CallModelOptions {
    * stream). Without it, the call uses the stream model-retry creates for the workflow (`workflowStream()`).
    */
   stream?: WorkflowStream;
+  /**
+   * What was spent before this call under the same budget (an agent turn's earlier calls): the call's
+   * `input.budget` then bounds the total.
+   */
+  spentBefore?: SpentBefore;
 }
 
 /**
@@ -82,6 +89,13 @@ export async function callModel(
   const stream = new CallStream(callId, streaming, options.stream);
   const shared = options.notBefore;
   const history = await watchHistory(messages, tools, input.settings);
+  const budget = await watchBudget(input.budget, {
+    backends,
+    records,
+    inputBytes: jsonBytes({ messages, ...(tools ? { tools } : {}) }),
+    maxOutputTokens: input.settings?.maxOutputTokens,
+    before: options.spentBefore,
+  });
   const call = new CallRun({
     callId,
     input,
@@ -94,10 +108,12 @@ export async function callModel(
     records,
     shared,
     history,
+    budget,
   });
+  const run = { ...history.start(), ...(budget ? { budget: budget.outlook() } : {}) };
   let next: Decision = shared
-    ? startWithNotBefore(plan, seededState(backends, shared), Date.now(), history.start())
-    : startDecision(plan, initialState(backends.length), Date.now(), history.start());
+    ? startWithNotBefore(plan, seededState(backends, shared), Date.now(), run)
+    : startDecision(plan, initialState(backends.length), Date.now(), run);
   if (shared) shareNotBefore(backends, next.state, shared);
   while (next.kind === 'attempt') {
     next = await call.wait(next);
