@@ -12,6 +12,7 @@ import type { CallOutcome } from './call-outcome.js';
 import { CALL_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { SETTINGS_FLAG_OPTIONS, settingsFlagOf, settingsFromFlags } from './settings-flags.js';
+import { BUDGET_FLAG_OPTIONS, budgetFlagOf, budgetFromFlags } from './budget-flags.js';
 import { ProgressPrinter } from './progress.js';
 import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
 import { followRun, printAnswer } from './follow-run.js';
@@ -25,6 +26,7 @@ const CALL_OPTIONS = {
   system: { type: 'string' },
   ...PLAN_FLAG_OPTIONS,
   ...SETTINGS_FLAG_OPTIONS,
+  ...BUDGET_FLAG_OPTIONS,
   'workflow-id': { type: 'string' },
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
@@ -49,18 +51,20 @@ export async function runCallCommand(args: string[]): Promise<number> {
   const retry = planFromFlags(values);
   const stream = streamFromFlags(values.stream === true, values['stream-batch-ms']);
   const settings = settingsFromFlags(values);
+  const budget = budgetFromFlags(values);
   let input: ModelCallInput | undefined;
   if (attachOnly) {
     if (
       retry !== undefined ||
       settings !== undefined ||
+      budget !== undefined ||
       values.system !== undefined ||
       values['stream-batch-ms'] !== undefined
     ) {
       throw new UsageError('to start a call, give `--model` and `--prompt` with the other flags.');
     }
   } else {
-    input = inputFromFlags(values.model, prompt, values.system, retry, stream, settings);
+    input = inputFromFlags(values.model, prompt, values.system, retry, stream, settings, budget);
     if (retry === undefined) {
       say(
         'no retry plan given: exactly one attempt will be made. To retry, add `--waits 1000,5000` or ' +
@@ -102,6 +106,7 @@ function inputFromFlags(
   retry: ModelCallInput['retry'],
   stream: ModelCallInput['stream'],
   settings: ModelCallInput['settings'],
+  budget: ModelCallInput['budget'],
 ): ModelCallInput {
   if (models === undefined || models.length === 0) {
     throw new UsageError(
@@ -117,6 +122,7 @@ function inputFromFlags(
     ...(retry !== undefined ? { retry } : {}),
     ...(stream !== undefined ? { stream } : {}),
     ...(settings !== undefined ? { settings } : {}),
+    ...(budget !== undefined ? { budget } : {}),
   };
   try {
     checkModelCall(input);
@@ -125,6 +131,7 @@ function inputFromFlags(
     if (error instanceof InvalidModelCallInputError) {
       const flag =
         settingsFlagOf(error.field) ??
+        budgetFlagOf(error.field) ??
         (error.field.startsWith('stream') ? '--stream-batch-ms' : `--${error.field.replace(/\[\d+\]$/, '')}`);
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }
