@@ -1,6 +1,6 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
-import { initialState, startDecision, validatePlan } from '../../policy/index.js';
+import { cancelledStop, initialState, startDecision, validatePlan } from '../../policy/index.js';
 import type { Decision, ResolvedPlan } from '../../policy/index.js';
 import type { ModelRequestInput } from '../../common/attempt.js';
 import { inputFailure } from './input-failure.js';
@@ -111,9 +111,14 @@ export async function callModel(
     budget,
   });
   const run = { ...history.start(), ...(budget ? { budget: budget.outlook() } : {}) };
-  let next: Decision = shared
-    ? startWithNotBefore(plan, seededState(backends, shared), Date.now(), run)
-    : startDecision(plan, initialState(backends.length), Date.now(), run);
+  const state = shared ? seededState(backends, shared) : initialState(backends.length);
+  // Cancellation first: it may have come while the worker was asked for its settings (a local activity, whose
+  // cancellation `workerConfig` swallows), and it wins over any stop the start would make.
+  let next: Decision = CancellationScope.current().consideredCancelled
+    ? cancelledStop(state)
+    : shared
+      ? startWithNotBefore(plan, state, Date.now(), run)
+      : startDecision(plan, state, Date.now(), run);
   if (shared) shareNotBefore(backends, next.state, shared);
   while (next.kind === 'attempt') {
     next = await call.wait(next);
