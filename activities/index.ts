@@ -84,3 +84,4 @@ export type {
   ProviderConfig,
   ProvidersConfig,
 } from './providers/config.js';
+export type { ModelConfig } from './providers/models.js';

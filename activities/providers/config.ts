@@ -11,9 +11,9 @@
  * the same name replaces them.
  */
 import { readFileSync } from 'node:fs';
-import { pricingProblems } from '../../policy/index.js';
-import type { Pricing } from '../../policy/index.js';
 import { isCredentialName } from '../scrub.js';
+import { checkModels } from './models.js';
+import type { ModelConfig } from './models.js';
 import { baseURLCredentialProblems, checkHeadersFromEnv } from './credentials.js';
 
 /** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
@@ -66,12 +66,6 @@ export interface AnthropicProviderConfig {
   headersFromEnv?: Record<string, string>;
   /** Settings per model (the `model` of `provider:model`). */
   models?: Record<string, ModelConfig>;
-}
-
-/** One model's settings in a provider's entry: `"models": { "fast": { "pricing": { ... } } }`. */
-export interface ModelConfig {
-  /** USD per million tokens: what a call's cost budget counts when the provider reports no cost. */
-  pricing?: Pricing;
 }
 
 /** One provider's entry in the providers file. */
@@ -184,35 +178,6 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
     ...checkModels(entry.models, `${name}.models`),
   ];
-}
-
-const MODEL_FIELDS = ['pricing'];
-
-/** `models`: model name -> `{ pricing }`, each price checked. */
-function checkModels(value: unknown, at: string): string[] {
-  if (value === undefined) return [];
-  const example = '{ "fast": { "pricing": { "inputPerMTok": 0.15, "outputPerMTok": 0.6 } } }';
-  if (!isRecord(value)) return [`\`${at}\` must be an object of model names to settings, like ${example}`];
-  return Object.entries(value).flatMap(([model, entry]) => {
-    const here = `${at}.${model}`;
-    if (!isRecord(entry)) return [`\`${here}\` must be an object, like { "pricing": { ... } }`];
-    const unknown = Object.keys(entry)
-      .filter((key) => !MODEL_FIELDS.includes(key))
-      .map((key) => `\`${here}.${key}\` is not a known field of a model (known: ${MODEL_FIELDS.join(', ')})`);
-    const pricing = entry.pricing === undefined ? [] : pricingProblems(entry.pricing, `${here}.pricing`);
-    return [...unknown, ...pricing.map((p) => `\`${p.field}\` ${p.message}`)];
-  });
-}
-
-/** Every model's `pricing` in a providers config, by `provider:model`. */
-export function pricingOf(config: ProvidersConfig): Record<string, Pricing> {
-  const out: Record<string, Pricing> = {};
-  for (const [provider, entry] of Object.entries(config)) {
-    for (const [model, settings] of Object.entries(entry.models ?? {})) {
-      if (settings.pricing) out[`${provider}:${model}`] = settings.pricing;
-    }
-  }
-  return out;
 }
 
 /** Whether `value` is an http(s) URL (what a base URL must be). */

@@ -13,10 +13,10 @@ import {
   ProvidersConfigError,
   isHttpURL,
   parseProvidersConfig,
-  pricingOf,
   readProvidersFile,
 } from './config.js';
 import type { ProviderConfig, ProvidersConfig } from './config.js';
+import { pricingOf } from './models.js';
 import type { Pricing } from '../../policy/index.js';
 import { credentialFix, hasCredentials } from './credentials.js';
 import { createProviderFetch } from './transport.js';
