@@ -127,4 +127,30 @@ describe('a budget bounds what a call and a turn may spend, failed attempts incl
     expect(run.result?.spent?.costUsd).toBeCloseTo(0.002, 9);
     expect(fx.lp.requestCount('turn-a')).toBe(1);
   });
+
+  it('carries what a turn spent across continue-as-new: the fourth call is stopped by what the first three spent', async () => {
+    const m = fx.model();
+    const step = (n: number) =>
+      toolCall(
+        'calculator',
+        { expression: `${n} * 10` },
+        { usage: { inputTokens: 1000, outputTokens: 1000 } },
+      );
+    fx.lp.script(m.id, [step(1), step(2), step(3), ok('never sent')]);
+    const run = await runTurn(fx, worker, {
+      model: m.name,
+      prompt: 'Count in tens',
+      tools: ['calculator'],
+      settings: { maxOutputTokens: 100 },
+      // A low history limit makes the turn continue as new between steps.
+      retry: { waits: [10], historyLimit: { events: 60 } },
+      // 3 x 2000 spent; any fourth call's worst case (at least its 100 output tokens) passes 6050.
+      budget: { maxTotalTokens: 6050 },
+    });
+    expect(run.result?.runs).toBeGreaterThan(1);
+    expect(run.result?.stopReason).toBe('budget');
+    expect(run.result?.spent?.totalTokens).toBe(6000);
+    expect(run.result?.steps.map((s) => s.attempts.length)).toEqual([1, 1, 1, 0]);
+    expect(fx.lp.requestCount(m.id)).toBe(3);
+  });
 });
