@@ -4,7 +4,6 @@
  */
 import { pricingProblems } from '../../policy/index.js';
 import type { Pricing } from '../../policy/index.js';
-import type { ProvidersConfig } from './config.js';
 
 /** One model's settings in a provider's entry: `"models": { "fast": { "pricing": { ... } } }`. */
 export interface ModelConfig {
@@ -34,7 +33,9 @@ export function checkModels(value: unknown, at: string): string[] {
 }
 
 /** Every model's `pricing` in a providers config, by `provider:model`. */
-export function pricingOf(config: ProvidersConfig): Record<string, Pricing> {
+export function pricingOf(
+  config: Readonly<Record<string, { models?: Record<string, ModelConfig> }>>,
+): Record<string, Pricing> {
   const out: Record<string, Pricing> = {};
   for (const [provider, entry] of Object.entries(config)) {
     for (const [model, settings] of Object.entries(entry.models ?? {})) {
