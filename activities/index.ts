@@ -69,7 +69,10 @@ export function createActivities(deps: ActivityDeps = {}) {
   return {
     modelRequest: withAttemptMetrics(withResultLimit(createModelRequest({ providers }))),
     ...createSearchAttributeActivities(),
-    ...createWorkerConfigActivities({ payloadStore: deps.payloadStore === true }),
+    ...createWorkerConfigActivities({
+      payloadStore: deps.payloadStore === true,
+      pricing: registry.pricing?.() ?? {},
+    }),
     ...createToolActivities({ registry: () => tools }),
   };
 }
@@ -108,3 +111,4 @@ export type {
   ProviderConfig,
   ProvidersConfig,
 } from './providers/config.js';
+export type { ModelConfig } from './providers/models.js';

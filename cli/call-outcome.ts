@@ -1,5 +1,5 @@
 import type { Usage } from '../common/attempt.js';
-import type { StopReason } from '../policy/index.js';
+import type { Spent, StopReason } from '../policy/index.js';
 import { billedTotals } from '../workflows/call/call-summary.js';
 import type { AttemptRecord, BilledTotals, ModelCallResult } from '../common/call.js';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -24,6 +24,8 @@ export interface CallOutcome {
   attempts: AttemptRecord[];
   /** What the providers reported across every attempt (a failed call may have been billed too). */
   billed: BilledTotals;
+  /** A call with a budget: what it counted as spent, failed attempts included. */
+  spent?: Spent;
   /** Temporal's close status when it is not one of `status` (`terminated`, `timed-out`). */
   closedAs?: 'terminated' | 'timed-out';
   /** The workflow's failure message when it failed other than as `ModelCallFailed`. */
@@ -37,7 +39,11 @@ export interface CallOutcome {
  * it runs. A terminated or timed-out workflow is `failed` with `closedAs` saying which.
  */
 export function outcomeOf(workflowId: string, history: CallHistory): CallOutcome | undefined {
-  const tail = { attempts: history.attempts, billed: billedTotals(history.attempts) };
+  const tail = {
+    attempts: history.attempts,
+    billed: billedTotals(history.attempts),
+    ...(history.spent ? { spent: history.spent } : {}),
+  };
   const reason = history.stopReason !== undefined ? { stopReason: history.stopReason } : {};
   switch (history.status) {
     case 'running':
@@ -93,7 +99,8 @@ export function summaryLine(outcome: CallOutcome): string {
   const last = outcome.attempts.at(-1)?.endedAt;
   const took = first && last ? ` in ${formatMs(Date.parse(last) - Date.parse(first))}` : '';
   const billed = billedText(outcome.billed);
-  const tail = `${billed ? `; billed ${billed}` : ''}; workflow ${outcome.workflowId}`;
+  const spent = outcome.spent ? `; spent ${spentText(outcome.spent)}` : '';
+  const tail = `${billed ? `; billed ${billed}` : ''}${spent}; workflow ${outcome.workflowId}`;
   if (outcome.status === 'succeeded') {
     return `succeeded${outcome.model ? ` on ${outcome.model}` : ''} after ${attempts}${took}${tail}`;
   }
@@ -104,6 +111,12 @@ export function summaryLine(outcome: CallOutcome): string {
     ? `; last: ${lastFailure.class}${lastFailure.status !== undefined ? ` ${lastFailure.status}` : ''}`
     : '';
   return `failed (${why}) after ${attempts}${took}${lastText}${tail}`;
+}
+
+/** What a budget counted: `1200 tokens (900 input + 300 output), 0.0012 USD`. */
+export function spentText(spent: Spent): string {
+  const usd = Number(spent.costUsd.toPrecision(4));
+  return `${spent.totalTokens} tokens (${spent.inputTokens} input + ${spent.outputTokens} output), ${usd} USD`;
 }
 
 function billedText(billed: BilledTotals): string {

@@ -12,6 +12,7 @@ import type { CallOutcome } from './call-outcome.js';
 import { CALL_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { SETTINGS_FLAG_OPTIONS, settingsFlagOf, settingsFromFlags } from './settings-flags.js';
+import { BUDGET_FLAG_OPTIONS, budgetFlagOf, budgetFromFlags } from './budget-flags.js';
 import { ProgressPrinter } from './progress.js';
 import { outputFlagOf, outputFromFlags } from './schema-flag.js';
 import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
@@ -26,6 +27,7 @@ const CALL_OPTIONS = {
   system: { type: 'string' },
   ...PLAN_FLAG_OPTIONS,
   ...SETTINGS_FLAG_OPTIONS,
+  ...BUDGET_FLAG_OPTIONS,
   'workflow-id': { type: 'string' },
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
@@ -52,11 +54,13 @@ export async function runCallCommand(args: string[]): Promise<number> {
   const stream = streamFromFlags(values.stream === true, values['stream-batch-ms']);
   const settings = settingsFromFlags(values);
   const output = outputFromFlags(values.schema);
+  const budget = budgetFromFlags(values);
   let input: ModelCallInput | undefined;
   if (attachOnly) {
     if (
       retry !== undefined ||
       settings !== undefined ||
+      budget !== undefined ||
       values.system !== undefined ||
       values['stream-batch-ms'] !== undefined ||
       output !== undefined
@@ -64,7 +68,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
       throw new UsageError('to start a call, give `--model` and `--prompt` with the other flags.');
     }
   } else {
-    input = inputFromFlags(values.model, prompt, values.system, retry, stream, settings, output);
+    input = inputFromFlags(values.model, prompt, values.system, retry, stream, settings, output, budget);
     if (retry === undefined) {
       say(
         'no retry plan given: exactly one attempt will be made. To retry, add `--waits 1000,5000` or ' +
@@ -107,6 +111,7 @@ function inputFromFlags(
   stream: ModelCallInput['stream'],
   settings: ModelCallInput['settings'],
   output: ModelCallInput['output'],
+  budget: ModelCallInput['budget'],
 ): ModelCallInput {
   if (models === undefined || models.length === 0) {
     throw new UsageError(
@@ -123,6 +128,7 @@ function inputFromFlags(
     ...(stream !== undefined ? { stream } : {}),
     ...(settings !== undefined ? { settings } : {}),
     ...(output !== undefined ? { output } : {}),
+    ...(budget !== undefined ? { budget } : {}),
   };
   try {
     checkModelCall(input);
@@ -137,6 +143,7 @@ function inputFromFlags(
       const flag =
         outputFlagOf(error.field) ??
         settingsFlagOf(error.field) ??
+        budgetFlagOf(error.field) ??
         (error.field.startsWith('stream') ? '--stream-batch-ms' : `--${error.field.replace(/\[\d+\]$/, '')}`);
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }

@@ -1,4 +1,5 @@
 import { SETTINGS_HELP } from './settings-flags.js';
+import { BUDGET_HELP } from './budget-flags.js';
 export const MAIN_HELP = `model-retry: durable LLM calls on Temporal. Every attempt is an activity, every wait a durable
 timer, every failure classified and kept in the workflow's history.
 
@@ -118,6 +119,7 @@ export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] 
                          [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
                          [--max-output-tokens N] [--temperature X] [--top-p X] [--stop TEXT ...] [--seed N]
+                         [--budget-usd N] [--budget-tokens N]
                          [--stream [--stream-batch-ms MS] | --schema FILE] [--workflow-id ID] [--task-queue Q] [--json]
        model-retry call --workflow-id ID [--stream] [--json]      (attach to an existing call)
 
@@ -156,6 +158,7 @@ of these flags exactly ONE attempt is made (a hint says so); any of them turns r
   --min-attempt MS     Shortest time worth starting an attempt for (default 1000).
 
 ${SETTINGS_HELP}
+${BUDGET_HELP}
 Run:
   --workflow-id ID     The call's id (default model-call-<uuid>). One id is one call: running the command
                        again with the same id attaches to that call if it runs, or prints its recorded
@@ -216,6 +219,7 @@ export const TURN_HELP = `Usage: model-retry turn --model P:M [--model P:M ...] 
                          [--max-steps N] [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
                          [--max-output-tokens N] [--temperature X] [--top-p X] [--stop TEXT ...] [--seed N]
+                         [--budget-usd N] [--budget-tokens N]
                          [--stream] [--workflow-id ID] [--task-queue Q] [--json]
        model-retry turn --workflow-id ID [--stream] [--json]      (attach to an existing turn)
 
@@ -238,14 +242,16 @@ Retry plan of each model call: --waits, --backoff, --no-retry, --max-attempts, -
 --min-attempt, as for \`model-retry call\` (without them, one attempt per model call; a hint says so).
 
 ${SETTINGS_HELP}
+${BUDGET_HELP}(A turn's budget spans all its model calls; a turn stopped by it ends like one at its deadline.)
+
 Run: --workflow-id ID (one id is one turn: a re-run attaches or prints its recorded outcome), --task-queue Q,
 --json: one object on stdout when the turn ends: { workflowId, status: "succeeded"|"stopped"|"failed"|
 "cancelled", stopReason, text?, messages?, steps?, usage?, attempts, billed, runs } ("stopped": ended at the
-deadline or after --max-steps without a final answer, with what it had). On exit 3: { workflowId, status:
+deadline, by its budget or after --max-steps without a final answer, with what it had). On exit 3: { workflowId, status:
 "unknown", reason }.
 
 Ctrl-C detaches: the turn goes on (exit 3); stop it with model-retry cancel ID.
 
-Exit codes: 0 final answer; 1 stopped without one (deadline, max-steps), failed or cancelled; 2 refused input,
+Exit codes: 0 final answer; 1 stopped without one (deadline, budget, max-steps), failed or cancelled; 2 refused input,
 nothing started; 3 outcome unknown (detached, or the connection was lost).
 `;

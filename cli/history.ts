@@ -13,6 +13,7 @@ import { formatTimeline } from '../client/timeline.js';
 import { readToolSpans } from '../client/tool-history.js';
 import { UsageError } from './args.js';
 import { openSession } from './session.js';
+import { spentText } from './call-outcome.js';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -124,6 +125,7 @@ export function describeReport(report: CallReport): string[] {
   const lines = [
     `${report.workflowId}: ${report.status}${report.stopReason && report.stopReason !== report.status ? ` (${report.stopReason})` : ''}`,
   ];
+  if (report.stopReason === 'budget' && report.why) lines.push(`  stopped by its budget: ${report.why}`);
   if (report.attempts.length === 0) lines.push('  no attempt was made');
   for (const line of formatTimeline(report.attempts)) lines.push(`  ${line}`);
   if (report.output) lines.push('', `Answer: ${report.output.text}`);
@@ -136,5 +138,6 @@ export function describeReport(report: CallReport): string[] {
         : ': no usage reported') +
       (b.cost !== undefined ? `, $${b.cost}` : ''),
   );
+  if (report.spent) lines.push(`Spent (as the budget counts it): ${spentText(report.spent)}`);
   return lines;
 }

@@ -13,6 +13,8 @@ import { say } from './session.js';
 import { attachToTurn, finishTurn, turnProgressReader } from './turn-outcome.js';
 import { SETTINGS_FLAG_OPTIONS, settingsFlagOf, settingsFromFlags } from './settings-flags.js';
 import type { SettingsFlagValues } from './settings-flags.js';
+import { BUDGET_FLAG_OPTIONS, budgetFlagOf, budgetFromFlags } from './budget-flags.js';
+import type { BudgetFlagValues } from './budget-flags.js';
 
 const TURN_OPTIONS = {
   model: { type: 'string', multiple: true },
@@ -22,6 +24,7 @@ const TURN_OPTIONS = {
   'max-steps': { type: 'string' },
   ...PLAN_FLAG_OPTIONS,
   ...SETTINGS_FLAG_OPTIONS,
+  ...BUDGET_FLAG_OPTIONS,
   'workflow-id': { type: 'string' },
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
@@ -81,7 +84,8 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
   // The deadline and reserve are the turn's, not part of each call's retry plan.
   const { deadline, reserve, ...planValues } = values as Parameters<typeof planFromFlags>[0];
   const retry = planFromFlags(planValues);
-  const budget = planFromFlags({ deadline, reserve }) || {};
+  const timing = planFromFlags({ deadline, reserve }) || {};
+  const budget = budgetFromFlags(values as BudgetFlagValues);
   const maxSteps = values['max-steps'];
   const steps = typeof maxSteps === 'string' ? Number(maxSteps) : undefined;
   if (steps !== undefined && !Number.isFinite(steps)) {
@@ -96,8 +100,9 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     ...(tools && tools.length > 0 ? { tools } : {}),
     ...(steps !== undefined ? { maxSteps: steps } : {}),
     ...(retry !== undefined ? { retry } : {}),
-    ...(budget.deadlineInMs !== undefined ? { deadlineInMs: budget.deadlineInMs } : {}),
-    ...(budget.reserveMs !== undefined ? { reserveMs: budget.reserveMs } : {}),
+    ...(timing.deadlineInMs !== undefined ? { deadlineInMs: timing.deadlineInMs } : {}),
+    ...(timing.reserveMs !== undefined ? { reserveMs: timing.reserveMs } : {}),
+    ...(budget !== undefined ? { budget } : {}),
     ...(values.stream === true ? { stream: true } : {}),
     ...(settings !== undefined ? { settings } : {}),
   };
@@ -107,7 +112,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
     if (error instanceof InvalidAgentTurnInputError) {
       const field = error.field.replace(/\[\d+\]$/, '');
-      const flag = settingsFlagOf(error.field) ?? FLAG_OF[field] ?? `--${field}`;
+      const flag = settingsFlagOf(error.field) ?? budgetFlagOf(error.field) ?? FLAG_OF[field] ?? `--${field}`;
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }
     throw error;

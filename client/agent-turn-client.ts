@@ -116,7 +116,7 @@ function failurePartial(history: temporal.api.history.v1.IHistory | undefined): 
 export interface TurnOutcome {
   workflowId: string;
   /**
-   * `succeeded`: a final answer; `stopped`: ended cleanly without one (`deadline`, `max-steps`), with what it had;
+   * `succeeded`: a final answer; `stopped`: ended cleanly without one (`deadline`, `budget`, `max-steps`), with what it had;
    * `failed`: a model call or a fatal tool stopped it; `cancelled`.
    */
   status: 'succeeded' | 'stopped' | 'failed' | 'cancelled';
@@ -130,6 +130,8 @@ export interface TurnOutcome {
   /** Every model attempt, rebuilt from the event histories of the chain of runs. */
   attempts: AttemptRecord[];
   billed: AgentTurnPartial['billed'];
+  /** A turn with a budget: what its calls counted as spent. */
+  spent?: AgentTurnPartial['spent'];
   runs: number;
   closedAs?: 'terminated' | 'timed-out';
   message?: string;
@@ -144,6 +146,7 @@ export function turnOutcome(workflowId: string, history: TurnHistory): TurnOutco
     ...(done ? { text: done.text, messages: done.messages, steps: done.steps, usage: done.usage } : {}),
     attempts: history.attempts,
     billed: billedTotals(history.attempts),
+    ...(done?.spent ? { spent: done.spent } : {}),
     runs: history.runIds.length,
   };
   switch (history.status) {

@@ -1,5 +1,5 @@
 import type { Usage } from '../common/attempt.js';
-import type { StopReason } from '../policy/index.js';
+import type { Spent, StopReason } from '../policy/index.js';
 import type { AttemptRecord, BilledTotals, ModelCallResult } from '../common/call.js';
 import { billedTotals } from '../workflows/call/call-summary.js';
 import type { CallHistory } from './history-reader.js';
@@ -13,6 +13,10 @@ export interface CallReport {
   usage?: Usage;
   attempts: AttemptRecord[];
   billed: BilledTotals;
+  /** A call with a budget: what it counted as spent, failed attempts included. */
+  spent?: Spent;
+  /** Why the call stopped, in words (its last decision), when the history says. */
+  why?: string;
 }
 
 /** The report of a `modelCallWorkflow` run, from its history alone. */
@@ -26,5 +30,7 @@ export function callReport(workflowId: string, history: CallHistory): CallReport
     ...(result?.usage ? { usage: result.usage } : {}),
     attempts: history.attempts,
     billed: billedTotals(history.attempts),
+    ...(history.spent ? { spent: history.spent } : {}),
+    ...(history.why ? { why: history.why } : {}),
   };
 }

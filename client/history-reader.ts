@@ -1,6 +1,6 @@
 import type { temporal } from '@temporalio/proto';
 import { failedAttempt, raisedFacts, timeoutFacts } from '../policy/index.js';
-import type { StopReason } from '../policy/index.js';
+import type { Spent, StopReason } from '../policy/index.js';
 import type {
   AttemptFailureDetails,
   AttemptHeartbeat,
@@ -29,6 +29,10 @@ export interface CallHistory {
   failureMessage?: string;
   /** A call that stopped `stream-interrupted`: the text that had reached the stream. */
   partialText?: string;
+  /** A call with a budget: what it counted as spent (from its result or `ModelCallFailed` details). */
+  spent?: Spent;
+  /** Why the run's last call stopped, in words (its last decision), when the history says. */
+  why?: string;
 }
 
 /**
@@ -78,7 +82,8 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
     if (closed && streamed.has(closed))
       noteDelivered(closed, deliveries, index.taskStartedAfter(event.eventId));
   }
-  return { ...closeOfRun(index), attempts: withLastDecision(attempts, index) };
+  const why = lastDecision(index)?.why;
+  return { ...closeOfRun(index), attempts: withLastDecision(attempts, index), ...(why ? { why } : {}) };
 }
 
 /** A wait's timer names the failed attempt it follows and the action taken (see `waitSummary`). */
@@ -172,8 +177,13 @@ function closeOfRun(index: HistoryIndex): Omit<CallHistory, 'attempts'> {
     const done = event.workflowExecutionCompletedEventAttributes;
     if (done) {
       const result = firstPayload<unknown>(done.result);
-      const stopReason = (result as Partial<ModelCallResult> | undefined)?.stopReason;
-      return { status: 'succeeded', ...(stopReason ? { stopReason } : {}), result };
+      const { stopReason, spent } = (result ?? {}) as Partial<ModelCallResult>;
+      return {
+        status: 'succeeded',
+        ...(stopReason ? { stopReason } : {}),
+        ...(spent ? { spent } : {}),
+        result,
+      };
     }
     const failed = event.workflowExecutionFailedEventAttributes;
     if (failed) {
@@ -184,6 +194,7 @@ function closeOfRun(index: HistoryIndex): Omit<CallHistory, 'attempts'> {
         status: 'failed',
         ...(details ? { stopReason: details.stopReason } : {}),
         ...(details?.partialText !== undefined ? { partialText: details.partialText } : {}),
+        ...(details?.spent ? { spent: details.spent } : {}),
         failureMessage: failed.failure?.message ?? '',
       };
     }

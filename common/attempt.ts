@@ -97,6 +97,11 @@ export interface ModelRequestInput {
   stream?: { batchMs: number };
   /** Structured output: ask the provider for JSON matching `schema`, and validate the answer against it. */
   output?: { schema: Record<string, unknown> };
+  /**
+   * The call has a cost budget: a model without `pricing` in the providers file fails as `Misconfigured`
+   * (naming `pricing`) before any request is sent.
+   */
+  costBudget?: true;
 }
 
 /** A successful attempt (`modelRequest`'s result). */

@@ -1,4 +1,4 @@
-import type { Action, FailureClass, RetryPlan, StopReason } from '../policy/index.js';
+import type { Action, Budget, FailureClass, RetryPlan, Spent, StopReason } from '../policy/index.js';
 import type { ChatMessage, ModelSettings, ToolCall, ToolDefinition, ToolSet, Usage } from './attempt.js';
 import type { StreamOptions } from './stream.js';
 
@@ -28,6 +28,12 @@ export interface ModelCallInput {
    * validator's errors, at most `repairs` times in a row per backend (then `drop`). Not with `stream`.
    */
   output?: StructuredOutput;
+  /**
+   * What the call may spend, failed attempts included (`maxCostUsd`, `maxInputTokens`, `maxOutputTokens`,
+   * `maxTotalTokens`): before every attempt, spent so far + the attempt's worst case must fit, else the call stops
+   * `budget`. A cost limit needs a `pricing` for every backend's model in the worker's providers file.
+   */
+  budget?: Budget;
 }
 
 /** A call's structured output (`ModelCallInput.output`): what the AI SDK's `responseFormat: { type: 'json', schema }` maps to. */
@@ -110,6 +116,8 @@ export interface ModelCallResult {
   responseId?: string;
   attempts: AttemptRecord[];
   billed: BilledTotals;
+  /** A call with a budget: what it counted as spent (reported usage and cost, else prices and worst cases). */
+  spent?: Spent;
   lastDecision: LastDecision;
 }
 
@@ -122,6 +130,8 @@ export interface ModelCallFailedDetails {
   /** The last 20 attempt records. */
   attempts: AttemptRecord[];
   billed: BilledTotals;
+  /** A call with a budget: what it counted as spent (see `ModelCallResult.spent`). */
+  spent?: Spent;
   /** A call that stopped `stream-interrupted`: the text its last attempt had delivered to the stream. */
   partialText?: string;
 }

@@ -1,5 +1,5 @@
 import type { SharedNotBefore } from '../policy/index.js';
-import type { RetryPlan, ResolvedPlan, StopReason } from '../policy/index.js';
+import type { Budget, RetryPlan, ResolvedPlan, Spent, StopReason } from '../policy/index.js';
 import type { ChatMessage, ModelSettings, Usage } from './attempt.js';
 import type { TurnToolDefinition } from './tools.js';
 import type { AttemptRecord, BilledTotals, LastDecision } from './call.js';
@@ -40,6 +40,11 @@ export interface AgentTurnInput {
   maxSteps?: number;
   /** Stream every model call's answer into the turn's stream (see `ModelCallInput.stream`). */
   stream?: boolean | StreamOptions;
+  /**
+   * What the whole turn may spend, over all its model calls and their failed attempts (see
+   * `ModelCallInput.budget`). A turn stopped by it completes like one stopped by its deadline: `budget`.
+   */
+  budget?: Budget;
   /** Set by the turn itself when it continues as new; never set it yourself. */
   carried?: TurnCarry;
 }
@@ -77,7 +82,7 @@ export interface TurnStep {
 }
 
 /** How a turn ended without failing: a final answer, the deadline or `maxSteps`. */
-export type TurnEnd = 'succeeded' | 'deadline' | 'max-steps';
+export type TurnEnd = 'succeeded' | 'deadline' | 'max-steps' | 'budget';
 
 /** What an agent turn returns (its workflow completes) when it ends with `succeeded`, `deadline` or `max-steps`. */
 export interface AgentTurnResult {
@@ -91,6 +96,8 @@ export interface AgentTurnResult {
   usage: Usage;
   /** What the providers billed across every attempt of every step. */
   billed: BilledTotals;
+  /** A turn with a budget: what its calls counted as spent (see `ModelCallResult.spent`). */
+  spent?: Spent;
   /** The turn's deadline (ISO), as last extended. */
   deadline?: string;
   /** Why the turn stopped, in words. */
@@ -143,6 +150,8 @@ export interface TurnCarry {
   callCount: number;
   tools: TurnToolDefinition[];
   runs: number;
+  /** A turn with a budget: what its calls spent so far. */
+  spent?: Spent;
   /** The turn's stream (its log and publishers), so subscribers read on across runs. */
   stream?: WorkflowStreamState;
 }

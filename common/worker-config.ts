@@ -1,3 +1,5 @@
+import type { Pricing } from '../policy/index.js';
+
 /**
  * What workflow code learns of the worker it runs on: one local activity (`modelRetryConfig`) whose answer is
  * recorded as a marker in history, so a replay decides the same. Never read from a file or the environment in
@@ -10,6 +12,11 @@ export interface WorkerConfig {
    * says nothing about what Temporal stores.
    */
   payloadStore: boolean;
+  /**
+   * Prices by `provider:model`, from the `pricing` of the models in the providers file: a call with a budget
+   * prices its attempts and their worst cases with them. Absent or empty: no model has a price.
+   */
+  pricing?: Record<string, Pricing>;
 }
 
 /** The local activity that answers it (types only cross into the sandbox). */

@@ -1,3 +1,5 @@
+import { budgetStopAll, budgetStopAt } from './budget.js';
+import type { BudgetOutlook } from './budget.js';
 import { fitsDeadline } from './deadline.js';
 import type { Decision } from './decision.js';
 import { resolveAction } from './decision.js';
@@ -25,11 +27,14 @@ export interface RunOutlook {
    * @default 2 (DEFAULT_REPAIRS)
    */
   repairs?: number;
+  /** The call's budget, what it spent and what its next attempt may cost, for `budget`. */
+  budget?: BudgetOutlook;
 }
 
 /**
  * The first attempt of a call: the first backend at once. Asked in the contract's order: every backend
- * dropped stops `non-retryable`; an attempt that would pass the history limit (or an input over Temporal's
+ * dropped stops `non-retryable`; an attempt whose worst case would pass the budget (with what an agent turn's
+ * earlier calls spent) stops `budget`; an attempt that would pass the history limit (or an input over Temporal's
  * payload limit) stops `history-limit`; a deadline rule that already fails (the call was queued too long)
  * stops `deadline`. Each stop makes no attempt.
  */
@@ -43,6 +48,8 @@ export function startDecision(
   const next = copyState(state);
   const first = remainingBackends(next)[0];
   if (first === undefined) return stopWith(next, 'non-retryable', 'every backend is dropped');
+  const budget = budgetStopAt(run.budget, first);
+  if (budget !== undefined) return stopWith(next, 'budget', `before the first attempt, ${budget}`);
   const history = historyLimitStop(plan, run.history);
   if (history !== undefined) return stopWith(next, 'history-limit', `before the first attempt, ${history}`);
   if (!fitsDeadline(plan, nowMs, 0)) {
@@ -68,8 +75,9 @@ export function startDecision(
  *
  * The action is the plan's override, else `x-should-retry`, else the default table. Then the contract's
  * questions, in the order of `STOP_REASON_PRECEDENCE` (`cancelled` and `succeeded` are the workflow's: an
- * answer or a cancellation never reaches `decide`; `budget` is not asked yet): `StreamInterrupted` stops
- * `stream-interrupted`; `abort`, or `drop` of the last backend, stops `non-retryable`; `maxAttempts` made stops
+ * answer or a cancellation never reaches `decide`): `StreamInterrupted` stops `stream-interrupted`; `abort`,
+ * or `drop` of the last backend, stops `non-retryable`; the next attempt's worst case passing the budget
+ * (`run.budget`, on the backend the move picks) stops `budget`; `maxAttempts` made stops
  * `attempts-exhausted`; then the move: `retry-same` becomes `advance` when the backend's same-backend retries
  * are used up or its retry-after is over the ceiling or beyond the deadline, and advances at once within the
  * round when it has no wait left or its wait does not fit the deadline; `repair` tries the same backend at once
@@ -113,15 +121,43 @@ export function decide(
     }
   }
   if (state.attempts >= plan.maxAttempts) {
+    const budget = budgetStopAll(run.budget, remainingBackends(next));
+    if (budget !== undefined) return stopWith(next, 'budget', `${why}; ${budget}`, action);
     const made = `${state.attempts} of maxAttempts ${plan.maxAttempts} made`;
     return stopWith(next, 'attempts-exhausted', `${why}; ${made}`, action);
   }
   const before = copyState(next);
-  const moved =
+  const moved = withBudget(
+    before,
     action === 'repair'
       ? repair(plan, next, repairs, why, nowMs, random)
-      : move(plan, next, action, why, nowMs, random);
+      : move(plan, next, action, why, nowMs, random),
+    why,
+    action,
+    run,
+  );
   return withHistoryLimit(plan, before, moved, why, action, run);
+}
+
+/**
+ * The budget in its place: a move that stops for an earlier reason stands; an attempt whose worst case would
+ * pass the budget, or a stop for a later reason when no remaining backend's next attempt would fit, becomes a
+ * stop `budget`, from the state before the move.
+ */
+function withBudget(
+  before: CallState,
+  moved: Decision,
+  why: string,
+  action: Action,
+  run: RunOutlook,
+): Decision {
+  if (run.budget === undefined) return moved;
+  if (moved.kind === 'stop' && asksBefore(moved.reason, 'budget')) return moved;
+  const over =
+    moved.kind === 'attempt'
+      ? budgetStopAt(run.budget, moved.backend)
+      : budgetStopAll(run.budget, remainingBackends(before));
+  return over === undefined ? moved : stopWith(before, 'budget', `${why}; ${over}`, action);
 }
 
 /** The move the action asks for: an attempt, or a stop for want of waits, of time or of a backend. */

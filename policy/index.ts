@@ -24,3 +24,5 @@ export * from './timeout-class.js';
 export * from './record-failure.js';
 export * from './stop-rules.js';
 export * from './shared-not-before.js';
+export * from './budget.js';
+export * from './budget-fields.js';

@@ -1,3 +1,4 @@
+import { budgetStopAt } from './budget.js';
 import { fitsDeadline } from './deadline.js';
 import { startDecision } from './decide.js';
 import type { RunOutlook } from './decide.js';
@@ -45,6 +46,15 @@ export function startWithNotBefore(
   const remaining = remainingBackends(state);
   const free = remaining.find((i) => notBeforeOf(state, i) <= nowMs);
   if (free !== undefined) {
+    const budget = budgetStopAt(run.budget, free);
+    if (budget !== undefined) {
+      return {
+        kind: 'stop',
+        reason: 'budget',
+        why: `before the first attempt, ${budget}`,
+        state: first.state,
+      };
+    }
     return {
       ...first,
       backend: free,
@@ -54,6 +64,10 @@ export function startWithNotBefore(
   }
   let target = remaining[0] as number;
   for (const i of remaining) if (notBeforeOf(state, i) < notBeforeOf(state, target)) target = i;
+  const budget = budgetStopAt(run.budget, target);
+  if (budget !== undefined) {
+    return { kind: 'stop', reason: 'budget', why: `before the first attempt, ${budget}`, state: first.state };
+  }
   const waitMs = notBeforeOf(state, target) - nowMs;
   const least = `every backend asks to wait, the least ${waitMs} ms`;
   if (waitMs > plan.retryAfter.maxMs) {

@@ -21,7 +21,7 @@ import type {
 } from '../../common/attempt.js';
 import { toPrompt, toSettings, toTools } from './prompt.js';
 import { ProvidersConfigError } from '../providers/config.js';
-import { MisconfiguredError } from '../providers/registry.js';
+import { MisconfiguredError, parseModelName } from '../providers/registry.js';
 import type { ProviderRegistry, ResolvedModel } from '../providers/registry.js';
 import { requestSignal } from './request-signal.js';
 import { knownSearchAttributesReady } from '../search-attributes.js';
@@ -89,6 +89,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
       if (ctx.cancellationSignal.aborted) throw cancelled();
       const resolved = resolveModel(deps, input.model);
       if ('observation' in resolved) throw failed(resolved);
+      if (input.costBudget === true && resolved.pricing === undefined) throw failed(noPricing(input.model));
       secrets = resolved.secrets;
       const schema = input.output?.schema;
       const badSchema = schema === undefined ? undefined : unusableSchema(schema);
@@ -170,6 +171,21 @@ function resolveModel(deps: ModelRequestDeps, model: string): ResolvedModel | Ob
     }
     return { observation: {}, message };
   }
+}
+
+/**
+ * A call with a cost budget on a model without a price: nothing is sent (the cost could not be counted), and
+ * the backend is dropped as `Misconfigured`, naming `pricing`.
+ */
+function noPricing(model: string): ObservedError {
+  const { provider, modelId } = parseModelName(model);
+  return {
+    observation: { misconfigured: true },
+    message:
+      `the call has a cost budget (budget.maxCostUsd) but model "${model}" has no \`pricing\` in the providers ` +
+      `file: add "models": { "${modelId}": { "pricing": { "inputPerMTok": ..., "outputPerMTok": ... } } } to ` +
+      `provider "${provider}", or use a token budget`,
+  };
 }
 
 /** Lets the provider's adapter add what only its documented message patterns say. */

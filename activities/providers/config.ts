@@ -12,6 +12,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { isCredentialName } from '../scrub.js';
+import { checkModels } from './models.js';
+import type { ModelConfig } from './models.js';
 import { baseURLCredentialProblems, checkHeadersFromEnv } from './credentials.js';
 
 /** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
@@ -25,6 +27,8 @@ export interface OpenAICompatibleProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Settings per model (the `model` of `provider:model`). */
+  models?: Record<string, ModelConfig>;
 }
 
 /** OpenAI's own API (`@ai-sdk/openai`, Chat Completions), or a proxy in front of it. */
@@ -41,6 +45,8 @@ export interface OpenAIProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Settings per model (the `model` of `provider:model`). */
+  models?: Record<string, ModelConfig>;
 }
 
 /** Anthropic's messages API (`@ai-sdk/anthropic`), or a proxy in front of it. */
@@ -58,6 +64,8 @@ export interface AnthropicProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Settings per model (the `model` of `provider:model`). */
+  models?: Record<string, ModelConfig>;
 }
 
 /** Google's Gemini API (`@ai-sdk/google`, `generateContent`), or a proxy in front of it. */
@@ -76,6 +84,8 @@ export interface GoogleProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Settings per model (the `model` of `provider:model`). */
+  models?: Record<string, ModelConfig>;
 }
 
 /** OpenAI's Responses API (`@ai-sdk/openai`'s `.responses()`, `POST {baseURL}/responses`), or a proxy. */
@@ -92,6 +102,8 @@ export interface OpenAIResponsesProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Settings per model (the `model` of `provider:model`). */
+  models?: Record<string, ModelConfig>;
 }
 
 /** One provider's entry in the providers file. */
@@ -144,11 +156,11 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
 
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  'openai-responses': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
+  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
+  'openai-responses': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
@@ -220,6 +232,7 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
     ...checkHeaders(entry.headers, `${name}.headers`),
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
+    ...checkModels(entry.models, `${name}.models`),
   ];
 }
 

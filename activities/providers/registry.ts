@@ -16,6 +16,8 @@ import {
   readProvidersFile,
 } from './config.js';
 import type { ProviderConfig, ProvidersConfig } from './config.js';
+import { pricingOf } from './models.js';
+import type { Pricing } from '../../policy/index.js';
 import { credentialFix, hasCredentials } from './credentials.js';
 import { createProviderFetch } from './transport.js';
 import type { TransportOptions } from './transport.js';
@@ -37,6 +39,8 @@ export interface ResolvedModel extends ResponseReader {
   secrets: readonly string[];
   /** How the model takes a JSON Schema (`output.schema`). @default 'native' */
   jsonSchemaMode?: JsonSchemaMode;
+  /** The model's `pricing` in the providers file, when it has one. */
+  pricing?: Pricing;
 }
 
 /** Resolves model names. Tests may inject their own (any model, any `LanguageModelV4`). */
@@ -48,6 +52,8 @@ export interface ProviderRegistry {
   resolve(model: string): ResolvedModel;
   /** The provider names that resolve: the config's and the built-ins it did not replace. */
   names(): string[];
+  /** Every model's `pricing`, by `provider:model` (what workflows learn through `modelRetryConfig`). */
+  pricing?(): Record<string, Pricing>;
 }
 
 /** The worker cannot make the request: the attempt fails as `Misconfigured`. The message holds no secret. */
@@ -170,8 +176,10 @@ export function createProviderRegistry(
   refuseCredentialBaseURLs(all, env());
   // One dispatcher (connection pool) for every model of this registry.
   const fetch = createProviderFetch(options.transport);
+  const prices = pricingOf(all);
   return {
     names: () => Object.keys(all),
+    pricing: () => ({ ...prices }),
     resolve(model) {
       const { provider, modelId } = parseModelName(model);
       const config = Object.hasOwn(all, provider) ? all[provider] : undefined;
@@ -199,6 +207,7 @@ export function createProviderRegistry(
         modelId,
         model: adapter.languageModel({ name: provider, config: sent, apiKey, baseURL, modelId, fetch }),
         secrets,
+        ...(prices[`${provider}:${modelId}`] ? { pricing: prices[`${provider}:${modelId}`] } : {}),
         ...(adapter.usage === undefined ? {} : { usage: adapter.usage }),
         ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),
         ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),

@@ -138,6 +138,12 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         { weight: 7, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.record({ request: fc.integer({ min: 1, max: 2 }) }) },
       ),
+      // Small enough that the worst case of an attempt (about 13 input tokens plus the largest output seen) or a
+      // billed failure (an empty answer reports its usage) can pass it within a few attempts.
+      budget: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.record({ maxTotalTokens: fc.integer({ min: 0, max: 120 }) }) },
+      ),
     },
     { requiredKeys: ['chain', 'plan', 'stream'] },
   )
@@ -154,5 +160,6 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     const out: Scenario = { chain, plan: s.plan, stream: s.stream };
     if (s.cancel !== undefined) out.cancel = s.cancel;
     if (s.kill !== undefined && s.cancel === undefined) out.kill = s.kill;
+    if (s.budget !== undefined) out.budget = s.budget;
     return out;
   });

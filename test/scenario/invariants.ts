@@ -4,7 +4,7 @@ import { expectedOutcomes } from './expected.js';
 import type { Evidence } from './run-scenario.js';
 import type { Fault } from './scenario.js';
 import { ANSWER, CLEAN_CUT_TEXT } from './scripts.js';
-import { checkActions, checkStopReason, KNOWN } from './stop-oracle.js';
+import { checkActions, checkBudget, checkStopReason, KNOWN } from './stop-oracle.js';
 import type { Attempt, Violation } from './stop-oracle.js';
 
 /** Classes a record may carry when no request reached the provider (nothing was sent). */
@@ -148,6 +148,7 @@ function checkEnd(e: Evidence, attempts: Attempt[], out: Violation[]): void {
     });
   }
   out.push(...checkActions(e.scenario, attempts));
+  out.push(...checkBudget(e.scenario, attempts, e.models));
   if (last?.outcome === 'succeeded') {
     if (e.status !== 'COMPLETED')
       out.push({ invariant: 'status', message: `an answer, but the run ended ${e.status}` });
@@ -155,7 +156,7 @@ function checkEnd(e: Evidence, attempts: Attempt[], out: Violation[]): void {
   }
   if (e.status === 'COMPLETED') out.push({ invariant: 'status', message: 'completed without an answer' });
   if (e.killed || e.records.some((r) => r.outcome === 'running')) return;
-  out.push(...checkStopReason(e.scenario, attempts, reason));
+  out.push(...checkStopReason(e.scenario, attempts, reason, e.models));
 }
 
 function stopReasonOf(e: Evidence): string | undefined {

@@ -29,4 +29,15 @@ export const REGRESSIONS: Scenario[] = [
     },
     stream: false,
   },
+  // B1: an empty answer billed 74 tokens and dropped its backend; the next backend's worst case (13 input + the
+  // largest output seen, 64) would pass a budget of 120: the call stops `budget`, not with another attempt.
+  {
+    chain: [
+      { kind: 'loopback', faults: [{ kind: 'empty-length' }] },
+      { kind: 'loopback', faults: [{ kind: 'empty-length' }, { kind: 'ok', delayMs: 0 }] },
+    ],
+    plan: { waits: [10, 10], maxAttempts: 5, attemptTimeoutMs: 1500 },
+    stream: false,
+    budget: { maxTotalTokens: 120 },
+  },
 ];

@@ -70,6 +70,7 @@ export async function runScenario(
     prompt: 'scenario',
     retry,
     ...(s.stream ? { stream: { batchMs: 20 } } : {}),
+    ...(s.budget ? { budget: s.budget } : {}),
   };
   let worker = s.kill
     ? await fx.temporal.startWorker({ deps: { providers: fx.providers }, shutdownGraceMs: 0 })

@@ -74,6 +74,8 @@ export interface Scenario {
   cancel?: Moment;
   /** Shut the worker down while the `request`-th request is in flight, and start another on the task queue. */
   kill?: { request: number };
+  /** The call's token budget (failed attempts count; see the contract's "Budgets"). */
+  budget?: { maxTotalTokens: number };
 }
 
 /** A short, readable line for a scenario (what a failing case prints besides its JSON). */
@@ -86,6 +88,7 @@ export function describeScenario(s: Scenario): string {
     s.stream ? 'stream' : '',
     s.cancel ? `cancel@${JSON.stringify(s.cancel)}` : '',
     s.kill ? `kill@request ${s.kill.request}` : '',
+    s.budget ? `budget:${s.budget.maxTotalTokens} tokens` : '',
   ].filter(Boolean);
   return `${chain} | ${plan}${extra.length ? ` | ${extra.join(' ')}` : ''}`;
 }

@@ -1,4 +1,7 @@
+import { budgetStop } from '../../policy/index.js';
+import type { BudgetOutlook } from '../../policy/index.js';
 import type { AttemptRecord } from '../../common/call.js';
+import { jsonBytes } from '../../workflows/turn/turn-input.js';
 import { intendedAction } from './expected.js';
 import type { Fault, Scenario } from './scenario.js';
 
@@ -28,9 +31,15 @@ export interface Attempt {
  * contract's order of evaluation, recomputed from the records and the plan. Where timing decides (the deadline
  * rule, a retry-after against the clock) the oracle accepts every reason that timing could give.
  */
-export function checkStopReason(s: Scenario, attempts: Attempt[], actual: string | undefined): Violation[] {
+export function checkStopReason(
+  s: Scenario,
+  attempts: Attempt[],
+  actual: string | undefined,
+  models: readonly string[] = [],
+): Violation[] {
   const last = attempts.at(-1);
   if (last === undefined) {
+    if (actual === 'budget' && overBudget(s, attempts, models, [0]).all) return [];
     return actual === 'deadline' && s.plan !== false && s.plan.deadline
       ? []
       : [{ invariant: 'stop-reason', message: `no attempt, stop reason ${actual}` }];
@@ -55,6 +64,15 @@ export function checkStopReason(s: Scenario, attempts: Attempt[], actual: string
   if (a === 'abort') return expect('non-retryable', `${cls} aborts`);
   if (a === 'drop' && s.chain.every((_, i) => dropped.has(i)))
     return expect('non-retryable', `${cls} drops the last backend`);
+  if (s.budget) {
+    const remaining = s.chain.map((_, i) => i).filter((i) => !dropped.has(i));
+    const over = overBudget(s, attempts, models, remaining);
+    if (over.all) return expect('budget', 'no next attempt fits the budget');
+    if (actual === 'budget' && !over.any) {
+      return [{ invariant: 'stop-reason', message: 'stopped budget, though every next attempt fits it' }];
+    }
+    if (actual === 'budget') return [];
+  }
   if (attempts.length >= maxAttempts)
     return expect('attempts-exhausted', `${attempts.length} of maxAttempts ${maxAttempts}`);
 
@@ -83,6 +101,51 @@ export function checkStopReason(s: Scenario, attempts: Attempt[], actual: string
       ...(chainWaits && actual === 'attempts-exhausted' ? { known: KNOWN.chainWaits } : {}),
     },
   ];
+}
+
+/**
+ * Whether the next attempt on all (or any) of the backends at `indexes` would pass the scenario's budget, by the
+ * contract's rule recomputed from the records: what they billed (worst cases for what may have been billed) plus
+ * the next attempt's worst case.
+ */
+/**
+ * No attempt starts that the budget forbids: before each attempt, what the attempts before it billed plus its own
+ * worst case fits the scenario's budget.
+ */
+export function checkBudget(s: Scenario, attempts: Attempt[], models: readonly string[]): Violation[] {
+  if (!s.budget) return [];
+  const out: Violation[] = [];
+  for (const [i, x] of attempts.entries()) {
+    const outlook = budgetOutlook(s, attempts.slice(0, i), models);
+    const why = budgetStop(outlook, x.record.model);
+    if (why !== undefined) {
+      out.push({ invariant: 'budget', message: `${x.record.modelCallId} started although ${why}` });
+    }
+  }
+  return out;
+}
+
+function budgetOutlook(s: Scenario, attempts: Attempt[], models: readonly string[]): BudgetOutlook {
+  return {
+    budget: s.budget ?? {},
+    backends: models,
+    attempts: attempts.map((x) => x.record),
+    pricing: {},
+    // What the workflow measures: the conversation the attempt sends (the runner's prompt).
+    inputBytes: jsonBytes({ messages: [{ role: 'user', content: 'scenario' }] }),
+  };
+}
+
+function overBudget(
+  s: Scenario,
+  attempts: Attempt[],
+  models: readonly string[],
+  indexes: number[],
+): { all: boolean; any: boolean } {
+  if (!s.budget || indexes.length === 0) return { all: false, any: false };
+  const outlook = budgetOutlook(s, attempts, models);
+  const over = indexes.map((i) => budgetStop(outlook, models[i] ?? '') !== undefined);
+  return { all: over.every(Boolean), any: over.some(Boolean) };
 }
 
 function shouldRetry(fault: Fault | undefined): boolean | undefined {

@@ -2,6 +2,7 @@ import type { ChatMessage } from '../../common/attempt.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } from '../../common/stream.js';
 
+import { budgetProblems } from '../../policy/index.js';
 import { InvalidModelCallInputError } from './input-error.js';
 import { checkSettings } from './call-settings.js';
 import { toolsOf } from './call-tools.js';
@@ -23,6 +24,7 @@ const KNOWN_KEYS = new Set([
   'retry',
   'stream',
   'output',
+  'budget',
 ]);
 
 /** The backend chain of a call, checked: one or more `provider:model` names. */
@@ -76,6 +78,7 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
   outputOf(call);
   toolsOf(call.tools);
   checkSettings(call.settings);
+  checkBudget(call.budget);
   if (call.prompt !== undefined && typeof call.prompt !== 'string') {
     throw new InvalidModelCallInputError('prompt', 'must be a string');
   }
@@ -106,6 +109,12 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
         : 'give a `prompt` or at least one non-system message in `messages`',
     );
   }
+}
+
+/** Refuses a `budget` with unknown keys or amounts that are negative, non-finite or (tokens) fractional. */
+export function checkBudget(budget: unknown, at = 'budget'): void {
+  const problem = budgetProblems(budget, at)[0];
+  if (problem) throw new InvalidModelCallInputError(problem.field, problem.message);
 }
 
 /** A non-system message with text (or an assistant's tool calls): a conversation needs one. */

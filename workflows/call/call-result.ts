@@ -1,6 +1,6 @@
 /** How a call ends: its successful result, or the `ModelCallFailed` failure it throws. */
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { Decision } from '../../policy/index.js';
+import type { Decision, Spent } from '../../policy/index.js';
 import type { ModelRequestResult } from '../../common/attempt.js';
 import { attemptLine, billedTotals } from './call-summary.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
@@ -46,6 +46,7 @@ export function callFailed(
   records: AttemptRecord[],
   last: LastDecision,
   partialText?: string,
+  spent?: Spent,
 ): ApplicationFailure {
   const count = records.length;
   const head = `model call ${callId} stopped (${last.reason}) after ${count} attempt${count === 1 ? '' : 's'}`;
@@ -56,6 +57,7 @@ export function callFailed(
     lastDecision: last,
     attempts: records.slice(-20).map((r) => ({ ...r })),
     billed: billedTotals(records),
+    ...(spent ? { spent } : {}),
     ...(partialText !== undefined ? { partialText } : {}),
   };
   return ApplicationFailure.create({

@@ -22,6 +22,7 @@ import { actionOf, callFailed, resultOf } from './call-result.js';
 import { noteSearchAttributesReady } from './call-stop.js';
 import type { CallStream } from './call-stream.js';
 import type { HistoryWatch } from './history-watch.js';
+import type { BudgetWatch } from './budget-watch.js';
 import { iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
 import type { CheckedOutput } from './call-output.js';
@@ -51,6 +52,8 @@ export interface CallSetup {
   history: HistoryWatch;
   /** The call's structured output, checked (`output.schema`, `output.repairs`). */
   output: CheckedOutput | undefined;
+  /** The call's budget, for the `budget` stop; absent for a call without one. */
+  budget?: BudgetWatch | undefined;
 }
 
 /**
@@ -136,6 +139,7 @@ export class CallRun {
       ...(this.after ? { after: this.after } : {}),
       ...(stream.config ? { stream: stream.config } : {}),
       ...(output ? { output: { schema: output.schema } } : {}),
+      ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
     };
     try {
       return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt) };
@@ -182,12 +186,16 @@ export class CallRun {
 
   /** Decides what follows the attempt of `record` (the policy's order of the stop reasons), and notes it. */
   decide(state: Decision['state'], record: AttemptRecord, end: AttemptEnd): Decision {
-    const { plan, backends, shared, history, output } = this.call;
+    const { plan, backends, shared, history, output, budget } = this.call;
     const context = {
       cancelRequested: cancelRequested(),
       nowMs: Date.now(),
       random: Math.random,
-      run: { ...history.afterAttempt(), ...(output ? { repairs: output.repairs } : {}) },
+      run: {
+        ...history.afterAttempt(),
+        ...(output ? { repairs: output.repairs } : {}),
+        ...(budget ? { budget: budget.outlook() } : {}),
+      },
     };
     const decision = afterAttempt(plan, state, end, context);
     this.corrections.follow(decision);
@@ -208,19 +216,20 @@ export class CallRun {
    * throws `ModelCallFailed`.
    */
   stop(decision: StopDecision): ModelCallResult {
-    const { callId, records, status, stream } = this.call;
+    const { callId, records, status, stream, budget } = this.call;
+    const spent = budget?.spent();
     status.state = 'stopped';
     status.stopReason = decision.reason;
     const last = records.at(-1);
     stream.stopped(decision.reason, last);
     if (decision.reason === 'succeeded' && this.result && last) {
-      return resultOf(callId, last, this.result, records);
+      return { ...resultOf(callId, last, this.result, records), ...(spent ? { spent } : {}) };
     }
     if (decision.reason === 'cancelled') {
       throw this.cancellation ?? new CancelledFailure('the call was cancelled');
     }
     const lastDecision = { reason: decision.reason, why: decision.why, ...actionOf(decision) };
-    throw callFailed(callId, records, lastDecision, this.partialText);
+    throw callFailed(callId, records, lastDecision, this.partialText, spent);
   }
 }
 

@@ -1,6 +1,6 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
-import { initialState, startDecision, validatePlan } from '../../policy/index.js';
+import { cancelledStop, initialState, startDecision, validatePlan } from '../../policy/index.js';
 import type { Decision, ResolvedPlan } from '../../policy/index.js';
 import type { ModelRequestInput } from '../../common/attempt.js';
 import { inputFailure } from './input-failure.js';
@@ -22,6 +22,8 @@ import { toolsOf } from './call-tools.js';
 import { outputOf } from './call-output.js';
 import type { CheckedOutput } from './call-output.js';
 import { HistoryWatch } from './history-watch.js';
+import { watchBudget } from './budget-watch.js';
+import type { SpentBefore } from './budget-watch.js';
 import { workerConfig } from './worker-config.js';
 import { jsonBytes } from '../turn/turn-input.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
@@ -53,6 +55,11 @@ export interface CallModelOptions {
    * stream). Without it, the call uses the stream model-retry creates for the workflow (`workflowStream()`).
    */
   stream?: WorkflowStream;
+  /**
+   * What was spent before this call under the same budget (an agent turn's earlier calls): the call's
+   * `input.budget` then bounds the total.
+   */
+  spentBefore?: SpentBefore;
 }
 
 /**
@@ -85,6 +92,13 @@ export async function callModel(
   const stream = new CallStream(callId, streaming, options.stream);
   const shared = options.notBefore;
   const history = await watchHistory(messages, tools, input.settings);
+  const budget = await watchBudget(input.budget, {
+    backends,
+    records,
+    inputBytes: jsonBytes({ messages, ...(tools ? { tools } : {}) }),
+    maxOutputTokens: input.settings?.maxOutputTokens,
+    before: options.spentBefore,
+  });
   const call = new CallRun({
     callId,
     input,
@@ -98,10 +112,17 @@ export async function callModel(
     shared,
     history,
     output,
+    budget,
   });
-  let next: Decision = shared
-    ? startWithNotBefore(plan, seededState(backends, shared), Date.now(), history.start())
-    : startDecision(plan, initialState(backends.length), Date.now(), history.start());
+  const run = { ...history.start(), ...(budget ? { budget: budget.outlook() } : {}) };
+  const state = shared ? seededState(backends, shared) : initialState(backends.length);
+  // Cancellation first: it may have come while the worker was asked for its settings (a local activity, whose
+  // cancellation `workerConfig` swallows), and it wins over any stop the start would make.
+  let next: Decision = CancellationScope.current().consideredCancelled
+    ? cancelledStop(state)
+    : shared
+      ? startWithNotBefore(plan, state, Date.now(), run)
+      : startDecision(plan, state, Date.now(), run);
   if (shared) shareNotBefore(backends, next.state, shared);
   const spans = new CallTrace(callId, backends);
   try {

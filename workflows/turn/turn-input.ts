@@ -39,6 +39,7 @@ const KNOWN_KEYS = new Set([
   'maxSteps',
   'carried',
   'stream',
+  'budget',
 ]);
 const TURN_BUDGET_KEYS = ['deadline', 'deadlineInMs', 'reserveMs'] as const;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -68,6 +69,7 @@ export function validateTurnInput(input: unknown): asserts input is AgentTurnInp
       ...(turn.prompt !== undefined ? { prompt: turn.prompt } : {}),
       ...(turn.stream !== undefined ? { stream: turn.stream } : {}),
       ...(turn.settings !== undefined ? { settings: turn.settings } : {}),
+      ...(turn.budget !== undefined ? { budget: turn.budget } : {}),
     });
   } catch (error) {
     if (error instanceof InvalidModelCallInputError)

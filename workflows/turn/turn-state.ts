@@ -1,12 +1,13 @@
 import { defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
 import { parseIsoInstant } from '../../policy/index.js';
-import type { ResolvedPlan, StopReason } from '../../policy/index.js';
+import type { ResolvedPlan, Spent, StopReason } from '../../policy/index.js';
 import type { ChatMessage, Usage } from '../../common/attempt.js';
 import type { TurnToolDefinition } from '../../common/tools.js';
 import { attemptsQuery } from '../call/call-log.js';
 import { billedTotals, iso } from '../call/call-summary.js';
 import type { AttemptRecord, CallStatus, LastDecision } from '../../common/call.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
+import type { SpentBefore } from '../call/budget-watch.js';
 import type { AgentTurnPartial, TurnCarry, TurnStatus, TurnStep } from '../../common/turn.js';
 
 /** What a host may pass to `extendDeadline`: a new absolute deadline, or an extension of the current one. */
@@ -33,6 +34,8 @@ export class TurnState {
   phase: TurnStatus['phase'] = 'starting';
   call?: CallStatus;
   stopReason?: StopReason;
+  /** A turn with a budget: what its calls spent so far (each call's `spent` includes the calls before it). */
+  spent: Spent | undefined;
 
   constructor(
     readonly plan: ResolvedPlan,
@@ -46,6 +49,15 @@ export class TurnState {
     this.steps = carried.steps ?? [];
     this.notBefore = carried.notBefore ?? {};
     this.runs = (carried.runs ?? 0) + 1;
+    this.spent = carried.spent;
+  }
+
+  /** What the turn's next call counts as spent before it, under the turn's budget. */
+  spentBefore(): SpentBefore | undefined {
+    if (this.spent === undefined) return undefined;
+    let largestOutput = 0;
+    for (const r of this.attempts()) largestOutput = Math.max(largestOutput, r.usage?.outputTokens ?? 0);
+    return { spent: this.spent, largestOutput };
   }
 
   /** Every attempt of every step, across the chain of runs. */
@@ -133,6 +145,7 @@ export class TurnState {
       steps: this.steps,
       usage: usageTotals(this.steps),
       billed: billedTotals(this.attempts()),
+      ...(this.spent ? { spent: this.spent } : {}),
       ...(this.plan.deadlineMs !== undefined ? { deadline: iso(this.plan.deadlineMs) } : {}),
       why,
       ...(lastDecision ? { lastDecision } : {}),
@@ -151,6 +164,7 @@ export class TurnState {
       callCount,
       tools: this.tools,
       runs: this.runs,
+      ...(this.spent ? { spent: this.spent } : {}),
     };
   }
 }

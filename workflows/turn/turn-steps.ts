@@ -16,6 +16,7 @@ import type { AgentTurnInput, TurnEnd, TurnStep } from '../../common/turn.js';
 import { callCount } from '../call/call-log.js';
 import { backendsOf } from '../call/call-input.js';
 import { callModel } from '../call/model-call.js';
+import type { SpentBefore } from '../call/budget-watch.js';
 import { handOverStream } from '../stream.js';
 import { jsonBytes, tooLarge } from './turn-input.js';
 import type { TurnState } from './turn-state.js';
@@ -99,10 +100,12 @@ export class TurnSteps {
           ...(modelTools.length > 0 ? { tools: modelTools } : {}),
           ...(input.settings ? { settings: input.settings } : {}),
           ...(input.stream !== undefined ? { stream: input.stream } : {}),
+          ...(input.budget !== undefined ? { budget: input.budget } : {}),
         },
         {
           plan: turn.plan,
           notBefore: turn.notBefore,
+          ...spentBeforeOf(turn),
           onStart: (call) => {
             step.callId = call.callId;
             step.attempts = call.records;
@@ -115,11 +118,13 @@ export class TurnSteps {
       const details = callFailedDetails(error);
       if (!details) throw error;
       step.stopReason = details.stopReason;
-      if (details.stopReason === 'deadline')
-        return end('deadline', `model call ${details.callId}: ${details.lastDecision.why}`, details);
+      if (details.spent) turn.spent = details.spent;
+      if (details.stopReason === 'deadline' || details.stopReason === 'budget')
+        return end(details.stopReason, `model call ${details.callId}: ${details.lastDecision.why}`, details);
       const failure = turnCallFailed(turn, error as ApplicationFailure, details);
       return { kind: 'throw', reason: details.stopReason, error: failure };
     }
+    if (answer.spent) turn.spent = answer.spent;
     const { text, toolCalls, finishReason } = answer.output;
     Object.assign(step, {
       model: answer.model,
@@ -162,6 +167,12 @@ export class TurnSteps {
     }
     return undefined;
   }
+}
+
+/** The turn's first call under a budget counts from nothing spent; later ones from what the turn spent. */
+function spentBeforeOf(turn: TurnState): { spentBefore?: SpentBefore } {
+  const before = turn.spentBefore();
+  return before ? { spentBefore: before } : {};
 }
 
 function end(reason: TurnEnd, why: string, call?: ModelCallFailedDetails): TurnStop {

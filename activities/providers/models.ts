@@ -1,0 +1,46 @@
+/**
+ * Settings per model in a provider's entry of the providers file (`"models": { "<model>": { ... } }`), checked
+ * with the file; today a model's `pricing`, which a call's cost budget counts.
+ */
+import { pricingProblems } from '../../policy/index.js';
+import type { Pricing } from '../../policy/index.js';
+
+/** One model's settings in a provider's entry: `"models": { "fast": { "pricing": { ... } } }`. */
+export interface ModelConfig {
+  /** USD per million tokens: what a call's cost budget counts when the provider reports no cost. */
+  pricing?: Pricing;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const MODEL_FIELDS = ['pricing'];
+
+/** `models`: model name -> `{ pricing }`, each price checked. */
+export function checkModels(value: unknown, at: string): string[] {
+  if (value === undefined) return [];
+  const example = '{ "fast": { "pricing": { "inputPerMTok": 0.15, "outputPerMTok": 0.6 } } }';
+  if (!isRecord(value)) return [`\`${at}\` must be an object of model names to settings, like ${example}`];
+  return Object.entries(value).flatMap(([model, entry]) => {
+    const here = `${at}.${model}`;
+    if (!isRecord(entry)) return [`\`${here}\` must be an object, like { "pricing": { ... } }`];
+    const unknown = Object.keys(entry)
+      .filter((key) => !MODEL_FIELDS.includes(key))
+      .map((key) => `\`${here}.${key}\` is not a known field of a model (known: ${MODEL_FIELDS.join(', ')})`);
+    const pricing = entry.pricing === undefined ? [] : pricingProblems(entry.pricing, `${here}.pricing`);
+    return [...unknown, ...pricing.map((p) => `\`${p.field}\` ${p.message}`)];
+  });
+}
+
+/** Every model's `pricing` in a providers config, by `provider:model`. */
+export function pricingOf(
+  config: Readonly<Record<string, { models?: Record<string, ModelConfig> }>>,
+): Record<string, Pricing> {
+  const out: Record<string, Pricing> = {};
+  for (const [provider, entry] of Object.entries(config)) {
+    for (const [model, settings] of Object.entries(entry.models ?? {})) {
+      if (settings.pricing) out[`${provider}:${model}`] = settings.pricing;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+import { largestOutput, spentSoFar } from '../../policy/index.js';
+import type { Budget, BudgetOutlook, Spent } from '../../policy/index.js';
+import type { AttemptRecord } from '../../common/call.js';
+import { workerConfig } from './worker-config.js';
+
+/** What an agent turn's earlier calls spent, for a call under the turn's budget. */
+export interface SpentBefore {
+  spent: Spent;
+  /** The largest output (tokens) any earlier attempt reported: the guess when `maxOutputTokens` is unset. */
+  largestOutput: number;
+}
+
+/**
+ * What a call with a budget knows before each decision (for the `budget` stop): its limits, the prices of its
+ * backends (asked once from the worker through `modelRetryConfig`, a marker in history), what was spent before
+ * it, and its own records, which the call keeps updating in place.
+ */
+export class BudgetWatch {
+  constructor(
+    private readonly base: Omit<BudgetOutlook, 'attempts'>,
+    private readonly records: readonly AttemptRecord[],
+  ) {}
+
+  /** The outlook as of now (the records so far). */
+  outlook(): BudgetOutlook {
+    return { ...this.base, attempts: this.records };
+  }
+
+  /** What the call and what was spent before it count so far. */
+  spent(): Spent {
+    return spentSoFar(this.outlook());
+  }
+
+  /** The largest output seen so far (for the next call of a turn). */
+  largestOutput(): number {
+    return largestOutput(this.outlook());
+  }
+}
+
+/** The call's budget watch, or `undefined` for a call without a budget (which asks the worker nothing). */
+export async function watchBudget(
+  budget: Budget | undefined,
+  setup: {
+    backends: string[];
+    records: readonly AttemptRecord[];
+    inputBytes: number;
+    maxOutputTokens: number | undefined;
+    before: SpentBefore | undefined;
+  },
+): Promise<BudgetWatch | undefined> {
+  if (budget === undefined) return undefined;
+  const config = await workerConfig();
+  const pricing = Object.fromEntries(
+    setup.backends.flatMap((model) => {
+      const price = config?.pricing?.[model];
+      return price ? [[model, price]] : [];
+    }),
+  );
+  const base: Omit<BudgetOutlook, 'attempts'> = {
+    budget,
+    backends: setup.backends,
+    pricing,
+    inputBytes: setup.inputBytes,
+    ...(setup.maxOutputTokens !== undefined ? { maxOutputTokens: setup.maxOutputTokens } : {}),
+    ...(setup.before ? { before: setup.before.spent, largestOutputBefore: setup.before.largestOutput } : {}),
+  };
+  return new BudgetWatch(base, setup.records);
+}
