@@ -23,3 +23,6 @@ export * from './timeout-class.js';
 export * from './record-failure.js';
 export * from './stop-rules.js';
 export * from './shared-not-before.js';
+export * from './breaker.js';
+export * from './cooling.js';
+export * from './rate-limit-reset.js';
