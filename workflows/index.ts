@@ -33,3 +33,12 @@ export type { SharedNotBefore } from '../policy/shared-not-before.js';
 export { workflowStream } from './stream.js';
 export { streamOf } from './call/call-input.js';
 export * from '../common/stream.js';
+export {
+  modelRetryHealthWorkflow,
+  healthOutcomesSignal,
+  healthClaimSignal,
+  healthResetSignal,
+  healthQuery,
+  HEALTH_MEMO_KEY,
+} from './health/health-workflow.js';
+export * from '../common/health.js';

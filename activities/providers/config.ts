@@ -13,6 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { isCredentialName } from '../scrub.js';
 import { baseURLCredentialProblems, checkHeadersFromEnv } from './credentials.js';
+import { checkHealthConfig } from './health-config.js';
+import type { ProviderHealthConfig } from './health-config.js';
 
 /** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
 export interface OpenAICompatibleProviderConfig {
@@ -25,6 +27,8 @@ export interface OpenAICompatibleProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Fleet health settings of this provider (see `health-config.ts`). */
+  health?: ProviderHealthConfig;
 }
 
 /** OpenAI's own API (`@ai-sdk/openai`, Chat Completions), or a proxy in front of it. */
@@ -41,6 +45,8 @@ export interface OpenAIProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Fleet health settings of this provider (see `health-config.ts`). */
+  health?: ProviderHealthConfig;
 }
 
 /** Anthropic's messages API (`@ai-sdk/anthropic`), or a proxy in front of it. */
@@ -58,6 +64,8 @@ export interface AnthropicProviderConfig {
   headers?: Record<string, string>;
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
+  /** Fleet health settings of this provider (see `health-config.ts`). */
+  health?: ProviderHealthConfig;
 }
 
 /** One provider's entry in the providers file. */
@@ -99,9 +107,9 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
 
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'health'],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'health'],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'health'],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
@@ -168,6 +176,7 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
     ...checkHeaders(entry.headers, `${name}.headers`),
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
+    ...checkHealthConfig(entry.health, `${name}.health`),
   ];
 }
 

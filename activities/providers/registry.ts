@@ -46,6 +46,8 @@ export interface ProviderRegistry {
   resolve(model: string): ResolvedModel;
   /** The provider names that resolve: the config's and the built-ins it did not replace. */
   names(): string[];
+  /** The config of `provider` (its `health` settings and the like); absent in registries tests build by hand. */
+  configOf?(provider: string): ProviderConfig | undefined;
 }
 
 /** The worker cannot make the request: the attempt fails as `Misconfigured`. The message holds no secret. */
@@ -170,6 +172,7 @@ export function createProviderRegistry(
   const fetch = createProviderFetch(options.transport);
   return {
     names: () => Object.keys(all),
+    configOf: (provider) => (Object.hasOwn(all, provider) ? all[provider] : undefined),
     resolve(model) {
       const { provider, modelId } = parseModelName(model);
       const config = Object.hasOwn(all, provider) ? all[provider] : undefined;
