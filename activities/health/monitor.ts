@@ -73,7 +73,7 @@ export class HealthMonitor {
     backend: string,
     settings: BreakerSettings,
   ): Promise<Admission> {
-    const entry = this.entry(client, taskQueue, backend, settings);
+    const entry = await this.entry(client, taskQueue, backend, settings);
     for (let round = 0; round < 2; round++) {
       const a = admission(entry.breaker, Date.now(), entry.claims);
       if (a.kind === 'probe') {
@@ -117,7 +117,13 @@ export class HealthMonitor {
     await this.flush();
   }
 
-  private entry(client: Client, taskQueue: string, backend: string, settings: BreakerSettings): Entry {
+  /** The backend's entry; a new one reads the workflow's state first, so a fresh worker does not send blind. */
+  private async entry(
+    client: Client,
+    taskQueue: string,
+    backend: string,
+    settings: BreakerSettings,
+  ): Promise<Entry> {
     this.client ??= client;
     this.start();
     const key = `${taskQueue}\u0000${backend}`;
@@ -133,7 +139,7 @@ export class HealthMonitor {
         lastUsed: 0,
       };
       this.entries.set(key, entry);
-      void this.refresh(entry).catch(() => undefined);
+      await this.refresh(entry).catch(() => undefined);
     }
     entry.settings = settings;
     entry.lastUsed = Date.now();
