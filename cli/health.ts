@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import { readHealth } from '../activities/health/monitor.js';
+import { readHealth } from '../activities/health/read.js';
 import {
   HEALTH_ID_PREFIX,
   HEALTH_RESET_SIGNAL,

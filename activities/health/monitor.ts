@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import type { MetricMeter } from '@temporalio/common';
 import { admission, initialBreaker, recordOutcome } from '../../policy/index.js';
 import type { Admission, AttemptOutcome, Breaker, BreakerSettings } from '../../policy/index.js';
 import {
@@ -14,11 +14,10 @@ import {
   HEALTH_WORKFLOW_TYPE,
   healthWorkflowId,
 } from '../../common/health.js';
-import type { HealthInput, HealthSnapshot } from '../../common/health.js';
+import type { HealthInput } from '../../common/health.js';
+import { measureBreaker, readHealth } from './read.js';
 import type { HealthOptions } from './settings.js';
 
-/** The memo key the health workflow keeps its snapshot under (the workflow's `HEALTH_MEMO_KEY`). */
-const MEMO_KEY = 'modelRetryHealth';
 /** How long an attempt waits for its probe claim to be answered before it counts as cooling. */
 const CLAIM_WAIT_MS = 3_000;
 
@@ -28,6 +27,8 @@ interface Entry {
   settings: BreakerSettings;
   breaker: Breaker;
   pending: AttemptOutcome[];
+  /** The trips the workflow had counted when last read (-1 before the first read): the counter adds the rest. */
+  tripsSeen: number;
   /** This worker's probe claims not yet taken by an attempt. */
   claims: string[];
   /** The claim this worker is waiting on, if any. */
@@ -35,23 +36,13 @@ interface Entry {
   lastUsed: number;
 }
 
-/** Reads a health workflow's snapshot from its memo; `undefined` when it does not exist yet. */
-export async function readHealth(client: Client, workflowId: string): Promise<HealthSnapshot | undefined> {
-  try {
-    const d = await client.workflow.getHandle(workflowId).describe();
-    const memo = await d.memo;
-    return memo?.[MEMO_KEY] as HealthSnapshot | undefined;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
-  }
-}
-
 /** Fleet health in one worker process. */
 export class HealthMonitor {
   private readonly entries = new Map<string, Entry>();
   private readonly worker = randomUUID().slice(0, 8);
   private client: Client | undefined;
+  /** The meter of the latest attempt (the worker runtime's): the state gauge and the trip count go there. */
+  private meter: MetricMeter | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private readonly flushMs: number;
@@ -137,6 +128,7 @@ export class HealthMonitor {
         pending: [],
         claims: [],
         lastUsed: 0,
+        tripsSeen: -1,
       };
       this.entries.set(key, entry);
       await this.refresh(entry).catch(() => undefined);
@@ -188,6 +180,23 @@ export class HealthMonitor {
       snapshot.breaker,
     );
     if (entry.breaker.phase === 'closed') entry.claims = [];
+    this.measure(entry, snapshot.breaker);
+  }
+
+  /** Remembers the meter attempts record into (see {@link measure}). */
+  useMeter(meter: MetricMeter): void {
+    this.meter = meter;
+  }
+
+  private measure(entry: Entry, breaker: Breaker): void {
+    if (this.meter === undefined) return;
+    measureBreaker(
+      this.meter,
+      { backend: entry.backend, task_queue: entry.taskQueue },
+      breaker,
+      entry.tripsSeen,
+    );
+    entry.tripsSeen = breaker.trips;
   }
 
   private async signal(entry: Entry, signal: string, arg: unknown): Promise<void> {

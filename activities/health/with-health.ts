@@ -63,6 +63,7 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
     const watched = watchedBackend(input.model, deps.on, deps.providers().configOf?.(provider)?.health);
     if (watched === undefined) return modelRequest(input);
     const ctx = Context.current();
+    deps.monitor.useMeter(ctx.metricMeter);
     const taskQueue = healthTaskQueue(ctx.info.taskQueue);
     const a = await deps.monitor.admit(ctx.client, taskQueue, watched.key, watched.settings);
     if (a.kind === 'cooling') {

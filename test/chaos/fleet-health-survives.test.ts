@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readHealth } from '../../activities/health/monitor.js';
+import { readHealth } from '../../activities/health/read.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { healthWorkflowId } from '../../common/health.js';
 import type { HealthSnapshot } from '../../common/health.js';
