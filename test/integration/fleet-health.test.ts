@@ -11,7 +11,9 @@ import { fail, ok, rateLimited } from '../../loopback/index.js';
 import { TEST_SECRETS, finishCall, story } from '../harness/model-call.js';
 import type { CallRun } from '../harness/model-call.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { useFixture } from '../harness/fixture.js';
+import { cliEnv, useFixture } from '../harness/fixture.js';
+import { runCli } from '../harness/cli.js';
+import type { HealthRow } from '../../cli/health.js';
 import type { TestWorker } from '../harness/temporal.js';
 
 /** Issue 17: what one call learns about a backend, every call knows (two workers, each with its own monitor). */
@@ -184,5 +186,34 @@ describe('fleet health', () => {
     // The wait is fleet health's (the rest of the 6 s), not the plan's 10 ms.
     expect(alone.records[0]?.retryInMs).toBeGreaterThan(1_000);
     expect(fx.lp.requestCount(d.id)).toBe(2);
+  });
+
+  it('model-retry health lists every backend with its state; health reset BACKEND closes one', async () => {
+    const [e, b] = [model('e'), model('b')];
+    fx.lp.script(e.id, [rateLimited(600), { ...ok('from e'), repeat: true }]);
+    fx.lp.script(b.id, [{ ...ok('from b'), repeat: true }]);
+    await run({ model: [e.name, b.name], prompt: 'hi', retry: { waits: [10] } });
+    await until(fx.temporal.client, e.name, (s) => s.breaker.phase === 'open');
+    const env = cliEnv(taskQueue);
+    const listed = await runCli(['health', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = JSON.parse(listed.stdout) as HealthRow[];
+    expect(rows.find((r) => r.backend === e.name)).toMatchObject({
+      state: 'open',
+      reason: 'retry-after',
+      trips: 1,
+    });
+    expect(rows.find((r) => r.backend === b.name)).toMatchObject({ state: 'closed' });
+    const text = await runCli(['health'], env);
+    expect(text.stdout).toMatch(new RegExp(`${e.name}  open \\(retry-after\\) since .* until `));
+
+    const reset = await runCli(['health', 'reset', e.name], env);
+    expect(reset.code, reset.stderr).toBe(0);
+    await until(fx.temporal.client, e.name, (s) => s.breaker.phase === 'closed');
+    // The worker re-reads every 200 ms here; give it a generous moment to see the reset.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const after = await run({ model: [e.name, b.name], prompt: 'hi', retry: { waits: [10] } });
+    expect(after.result?.output.text).toBe('from e');
+    expect((await runCli(['health', 'reset', 'hl:nothing'], env)).code).toBe(2);
   });
 });
