@@ -27,6 +27,8 @@ interface Entry {
   settings: BreakerSettings;
   breaker: Breaker;
   pending: AttemptOutcome[];
+  /** The workflow time of the latest state applied (epoch ms; 0 before the first read). */
+  asOf: number;
   /** The trips the workflow had counted when last read (-1 before the first read): the counter adds the rest. */
   tripsSeen: number;
   /** This worker's probe claims not yet taken by an attempt. */
@@ -129,6 +131,7 @@ export class HealthMonitor {
         claims: [],
         lastUsed: 0,
         tripsSeen: -1,
+        asOf: 0,
       };
       this.entries.set(key, entry);
       await this.refresh(entry).catch(() => undefined);
@@ -170,15 +173,25 @@ export class HealthMonitor {
     );
   }
 
+  /**
+   * Re-reads the workflow's state. A read older than one already applied is ignored (reads may finish out of
+   * order), and this worker's own opening stays until the workflow has had the outcomes that caused it: a state
+   * read before then (`asOf` earlier than the local opening) cannot undo it.
+   */
   private async refresh(entry: Entry): Promise<void> {
     if (this.client === undefined) return;
     const snapshot = await readHealth(this.client, healthWorkflowId(entry.taskQueue, entry.backend));
-    if (snapshot === undefined) return;
+    if (snapshot === undefined || snapshot.asOf < entry.asOf) return;
+    entry.asOf = snapshot.asOf;
+    const local = entry.breaker;
     // Outcomes not yet sent stay in the local copy until the workflow has them.
-    entry.breaker = entry.pending.reduce(
+    const read = entry.pending.reduce(
       (b, o) => recordOutcome(b, o, Date.now(), entry.settings),
       snapshot.breaker,
     );
+    const ownOpening =
+      local.phase === 'open' && local.since > snapshot.asOf && (local.until ?? 0) > Date.now();
+    entry.breaker = ownOpening && read.phase !== 'open' ? local : read;
     if (entry.breaker.phase === 'closed') entry.claims = [];
     this.measure(entry, snapshot.breaker);
   }
