@@ -12,6 +12,10 @@ import { withAiSdkProviders } from './providers/registered.js';
 import type { AiSdkProviders } from './providers/registered.js';
 import { createProviderFetch } from './providers/transport.js';
 import { ToolRegistry, createToolActivities } from './tools/index.js';
+import { HealthMonitor } from './health/monitor.js';
+import { healthFromEnv } from './health/settings.js';
+import type { HealthOptions } from './health/settings.js';
+import { withHealth } from './health/with-health.js';
 import type { ToolSpec } from './tools/index.js';
 
 export interface ActivityDeps {
@@ -47,6 +51,12 @@ export interface ActivityDeps {
    * `dataConverter`. @default false
    */
   payloadStore?: boolean;
+  /**
+   * Fleet health (see the README, "Fleet health"): `{}` turns it on for every backend with the defaults, each
+   * provider's `health` entry of the providers file adjusting (or, with `false`, turning off) its own; absent:
+   * on when `MODEL_RETRY_HEALTH=on` in `env`, else only for providers with a `health` entry.
+   */
+  health?: HealthOptions | false;
 }
 
 /**
@@ -66,8 +76,16 @@ export function createActivities(deps: ActivityDeps = {}) {
     deps.tools instanceof ToolRegistry
       ? deps.tools
       : new ToolRegistry(deps.tools ?? {}, { builtins: deps.builtinTools !== false });
+  const on = deps.health === undefined ? healthFromEnv(env) : deps.health !== false;
+  const monitor = new HealthMonitor(deps.health === false ? {} : deps.health);
+  const headers = new Map<string, Readonly<Record<string, string>>>();
+  const onHeaders = (
+    input: { workflowId: string; modelCallId: string },
+    h: Readonly<Record<string, string>>,
+  ) => void headers.set(`${input.workflowId}/${input.modelCallId}`, h);
+  const attempt = withResultLimit(createModelRequest({ providers, onHeaders }));
   return {
-    modelRequest: withAttemptMetrics(withResultLimit(createModelRequest({ providers }))),
+    modelRequest: withAttemptMetrics(withHealth(attempt, { monitor, on, providers, headers })),
     ...createSearchAttributeActivities(),
     ...createWorkerConfigActivities({
       payloadStore: deps.payloadStore === true,
@@ -78,6 +96,10 @@ export function createActivities(deps: ActivityDeps = {}) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+export type { HealthOptions } from './health/settings.js';
+export { HEALTH_ENV } from './health/settings.js';
+export type { ProviderHealthConfig } from './providers/health-config.js';
 
 export type * from '../common/attempt.js';
 export * from './tools/index.js';

@@ -17,6 +17,8 @@ Commands:
             --html FILE draws them as a timeline page.
   list      Model calls and agent turns found by their search attributes
             (--query "ModelRetryStopReason = 'deadline'").
+  health    Fleet health: every backend's breaker (closed / open / half-open) on the task queue;
+            \`health reset BACKEND\` sets one closed.
   codec-server
             Serve Temporal's codec endpoint (POST /decode, /encode) with the payload keys and store of the
             environment, so the Temporal Web UI shows encrypted payloads decoded.
@@ -35,7 +37,7 @@ to attach again).
 `;
 
 export const WORKER_HELP = `Usage: model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS]
-                          [--metrics HOST:PORT]
+                          [--metrics HOST:PORT] [--health]
 
 Runs model-retry's workflows and activities for an existing Temporal server until SIGINT/SIGTERM.
 
@@ -51,7 +53,11 @@ Options:
                            is recorded as WorkerLost and retried by its plan. A second Ctrl-C exits at once.
   --metrics HOST:PORT      Serve Prometheus metrics on http://HOST:PORT/metrics (env MODEL_RETRY_METRICS_ADDRESS):
                            Temporal's worker metrics (temporal_*) and model-retry's own
-                           (model_retry_attempts, _attempt_ms, _calls, _waits, _wait_ms).
+                           (model_retry_attempts, _attempt_ms, _calls, _waits, _wait_ms; with --health
+                           model_retry_backend_state, _health_trips, _health_probes, _health_cooled_attempts).
+  --health                 Fleet health (env MODEL_RETRY_HEALTH=on): a backend failing for some calls is spared
+                           by all, across every worker, until a probe finds it back (see \`model-retry health\`).
+                           A provider's "health" entry in the providers file sets its own trip and cool-down.
 
 At start the worker checks that model-retry's search attributes are registered on the namespace; if not, it
 warns with the \`temporal operator search-attribute create\` command that registers them and runs anyway
@@ -213,6 +219,19 @@ Options:
 
 Runs stopped while the search attributes were not registered have none (see \`model-retry worker --help\`).
 Exit codes: 0 listed (also when none matched); 1 Temporal unreachable; 2 bad options or a query the server refused.
+`;
+
+export const HEALTH_HELP = `Usage: model-retry health [--json] [--task-queue Q]
+       model-retry health reset BACKEND [--task-queue Q]
+
+Lists the fleet health of every backend on the task queue (workers run with --health or MODEL_RETRY_HEALTH=on):
+its state (closed: requests go; open: nothing is sent, attempts fail at once as CoolingDown; half-open: one
+probe fleet-wide), since and until when, why, trips, probes and its recent outcomes. \`reset BACKEND\` (like
+local:fast, or local with "scope": "provider") sets it closed by hand.
+
+  --json   A JSON array of { backend, taskQueue, state, since, until?, reason?, trips, probes, recent }.
+
+Exit codes: 0 done; 1 Temporal unreachable; 2 bad options, or no state for that backend.
 `;
 
 export const TURN_HELP = `Usage: model-retry turn --model P:M [--model P:M ...] --prompt TEXT [--system TEXT] [--tool NAME ...]

@@ -5,6 +5,7 @@ import {
   CODEC_SERVER_HELP,
   DEMO_HELP,
   HISTORY_HELP,
+  HEALTH_HELP,
   LIST_HELP,
   MAIN_HELP,
   WORKER_HELP,
@@ -20,6 +21,7 @@ const HELP: Record<string, string> = {
   cancel: CANCEL_HELP,
   history: HISTORY_HELP,
   list: LIST_HELP,
+  health: HEALTH_HELP,
   'codec-server': CODEC_SERVER_HELP,
 };
 
@@ -68,6 +70,10 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.file ? { files: values.file } : {}),
           ...(values.html ? { html: values.html } : {}),
         });
+      }
+      case 'health': {
+        const { runHealthCommand } = await import('./health.js');
+        return await runHealthCommand(rest);
       }
       case 'list': {
         const { runListCommand } = await import('./list.js');

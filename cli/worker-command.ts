@@ -8,7 +8,7 @@ import { UsageError, parseCommandArgs } from './args.js';
 import { WORKER_HELP } from './help.js';
 
 /**
- * `model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS] [--metrics HOST:PORT]`: loads the providers file
+ * `model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS] [--metrics HOST:PORT] [--health]`: loads the providers file
  * (the flag, else `MODEL_RETRY_PROVIDERS`) before connecting, refusing a bad one (exit 2, naming each problem),
  * then runs the worker with that registry until SIGINT/SIGTERM.
  */
@@ -18,6 +18,7 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
     'task-queue': { type: 'string' },
     'shutdown-grace-ms': { type: 'string' },
     metrics: { type: 'string' },
+    health: { type: 'boolean' },
   });
   if (values.help) {
     process.stdout.write(WORKER_HELP);
@@ -33,7 +34,8 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
   await runWorkerProcess({
     taskQueue,
     shutdownGraceMs,
-    deps: { providers },
+    // Without --health, MODEL_RETRY_HEALTH=on turns it on (read by createActivities).
+    deps: { providers, ...(values.health === true ? { health: {} } : {}) },
     payloads,
     ...(metricsAddress ? { metricsAddress } : {}),
   });

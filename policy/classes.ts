@@ -11,6 +11,11 @@
 export const FailureClass = {
   /** A streamed attempt failed after any delta of it reached the stream. Always stops the call. */
   StreamInterrupted: 'StreamInterrupted',
+  /**
+   * Nothing was sent: fleet health has this backend `open` (tripped, or a fleet-wide retry-after or rate-limit
+   * reset) or `half-open` with its one probe held by another attempt; `retryAfterMs` says until when.
+   */
+  CoolingDown: 'CoolingDown',
   /** The worker cannot make the request: unknown provider or model name, missing key variable. */
   Misconfigured: 'Misconfigured',
   /** The provider refused on content policy (status, code or finish reason). */
@@ -55,7 +60,7 @@ export const FailureClass = {
   Unknown: 'Unknown',
 } as const;
 
-/** One of the nineteen failure classes. */
+/** One of the failure classes. */
 export type FailureClass = (typeof FailureClass)[keyof typeof FailureClass];
 
 /** Every failure class, in the contract's evaluation order: the first row that matches wins. */
@@ -89,6 +94,7 @@ export type OverridableClass = Exclude<FailureClass, 'StreamInterrupted'>;
 
 /** The default action of every overridable class (the contract's table). */
 export const DEFAULT_ACTIONS: Readonly<Record<OverridableClass, Action>> = Object.freeze({
+  CoolingDown: 'advance',
   Misconfigured: 'drop',
   ContentFiltered: 'drop',
   ContextTooLong: 'drop',

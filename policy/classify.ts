@@ -43,6 +43,7 @@ const connectionLost = (o: Observation): boolean =>
 /** The contract's table, in evaluation order: the first row that matches wins. */
 const ROWS: readonly Row[] = [
   [FailureClass.StreamInterrupted, (o) => (o.deltasDelivered ?? 0) > 0],
+  [FailureClass.CoolingDown, (o) => o.coolingDown === true],
   [FailureClass.Misconfigured, (o) => o.misconfigured === true],
   [
     FailureClass.ContentFiltered,

@@ -10,7 +10,7 @@ import { advance, retrySame, retrySameBlocker, stopWith } from './moves.js';
 import type { Action } from './classes.js';
 import type { ResolvedPlan } from './plan.js';
 import type { CallState } from './state.js';
-import { copyState, notBeforeOf, remainingBackends } from './state.js';
+import { copyState, markCooling, notBeforeOf, remainingBackends } from './state.js';
 import { DEFAULT_REPAIRS, repair, repairOrDrop } from './repair.js';
 import { asksBefore } from './stop-order.js';
 import type { RandomSource } from './waits.js';
@@ -100,7 +100,10 @@ export function decide(
   const next = copyState(state);
   const b = state.backend;
   const ra = failure.retryAfterMs;
-  if (plan.retryAfter.honor && ra !== undefined && Number.isFinite(ra) && ra >= 0) {
+  const usable = ra !== undefined && Number.isFinite(ra) && ra >= 0;
+  // A CoolingDown's retryAfterMs is fleet health's own `until`, kept whatever the plan says of retry-after.
+  if (failure.class === 'CoolingDown' && usable) markCooling(next, b, nowMs + ra);
+  else if (plan.retryAfter.honor && usable) {
     next.notBefore[b] = Math.max(notBeforeOf(next, b), nowMs + ra);
   }
 

@@ -26,3 +26,6 @@ export * from './stop-rules.js';
 export * from './shared-not-before.js';
 export * from './budget.js';
 export * from './budget-fields.js';
+export * from './breaker.js';
+export * from './cooling.js';
+export * from './rate-limit-reset.js';

@@ -1,4 +1,5 @@
 import type { Action, StopReason } from './classes.js';
+import { coolingWait, everyBackendCooling } from './cooling.js';
 import { fitsDeadline } from './deadline.js';
 import type { Decision } from './decision.js';
 import type { ResolvedPlan } from './plan.js';
@@ -138,6 +139,7 @@ export function advance(
     }
     return atOnce(next, inRound, action, why);
   }
+  if (everyBackendCooling(next, nowMs)) return coolingWait(plan, next, action, why, nowMs, random);
 
   const planned = plannedWait(plan, next.waitsTaken, random);
   if (planned === undefined)

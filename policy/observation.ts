@@ -33,6 +33,8 @@ export interface Observation {
   ownScopeCancelled?: boolean;
   /** The worker running the attempt was shutting down (its activities were cancelled by the shutdown). */
   workerShutdown?: boolean;
+  /** Fleet health kept the request from being sent: the backend is open (or half-open with its probe taken). */
+  coolingDown?: boolean;
   /** The worker cannot make the request: unknown provider or model, missing key variable. */
   misconfigured?: boolean;
   /** The provider's adapter matched its documented, tested "context too long" pattern. */

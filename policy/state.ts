@@ -25,6 +25,11 @@ export interface CallState {
   repairs?: number;
   /** Per backend index, the epoch ms before which it is not tried (from retry-after); 0 for none. */
   notBefore: number[];
+  /**
+   * Per backend index, the epoch ms until which fleet health keeps it cooling (from a `CoolingDown` failure);
+   * absent or 0 for none. Optional so that states recorded before fleet health still read.
+   */
+  coolingUntil?: number[];
 }
 
 /** The state of a call that has made no attempt yet over a chain of `backendCount` backends. */
@@ -47,7 +52,9 @@ export function initialState(backendCount: number): CallState {
 
 /** A copy that shares nothing mutable with `state`. */
 export function copyState(state: CallState): CallState {
-  return { ...state, dropped: [...state.dropped], notBefore: [...state.notBefore] };
+  const copy = { ...state, dropped: [...state.dropped], notBefore: [...state.notBefore] };
+  if (state.coolingUntil !== undefined) copy.coolingUntil = [...state.coolingUntil];
+  return copy;
 }
 
 /** The backend indexes not dropped, lowest first. */
@@ -60,4 +67,17 @@ export function remainingBackends(state: CallState): number[] {
 /** The epoch ms before which backend `index` is not tried (0 for none). */
 export function notBeforeOf(state: CallState, index: number): number {
   return state.notBefore[index] ?? 0;
+}
+
+/** The epoch ms until which fleet health keeps backend `index` cooling (0 for none). */
+export function coolingUntilOf(state: CallState, index: number): number {
+  return state.coolingUntil?.[index] ?? 0;
+}
+
+/** Records that backend `index` is cooling until `untilMs` (it is also not tried before then). */
+export function markCooling(state: CallState, index: number, untilMs: number): void {
+  const cooling = state.coolingUntil ?? new Array<number>(state.backendCount).fill(0);
+  cooling[index] = Math.max(cooling[index] ?? 0, untilMs);
+  state.coolingUntil = cooling;
+  state.notBefore[index] = Math.max(notBeforeOf(state, index), untilMs);
 }

@@ -34,3 +34,12 @@ export { workflowStream } from './stream.js';
 export { streamOf, outputOf } from './call/call-input.js';
 export type { CheckedOutput } from './call/call-output.js';
 export * from '../common/stream.js';
+export {
+  modelRetryHealthWorkflow,
+  healthOutcomesSignal,
+  healthClaimSignal,
+  healthResetSignal,
+  healthQuery,
+  HEALTH_MEMO_KEY,
+} from './health/health-workflow.js';
+export * from '../common/health.js';

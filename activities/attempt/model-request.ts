@@ -47,6 +47,11 @@ export interface ModelRequestDeps {
   now?: () => number;
   /** How a streamed attempt reaches its workflow's stream. @default the activity's own workflow */
   streamClient?: StreamClientFactory;
+  /**
+   * Sees the response headers of each attempt that got a response (fleet health reads rate-limit resets from
+   * them), with the attempt's input.
+   */
+  onHeaders?: (input: ModelRequestInput, headers: Readonly<Record<string, string>>) => void;
 }
 
 /** Builds the `modelRequest` activity. */
@@ -72,6 +77,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
       : undefined;
     const failed = (observed: ObservedError, answer: AnswerFacts = {}): Error => {
       const endMs = now();
+      if (observed.observation.headers !== undefined) deps.onHeaders?.(input, observed.observation.headers);
       const times: AttemptTimes = { startedAt, endedAt: new Date(endMs).toISOString() };
       const details = failureDetails(observed.observation, observed.message, secrets, times, endMs);
       return attemptFailure({ ...details, ...definedOnly(answer), ...sa });
@@ -141,6 +147,8 @@ export function createModelRequest(deps: ModelRequestDeps) {
       }
       // The caller's stream holds the whole answer before the attempt reports it.
       await publisher?.finish();
+      if (result.response?.headers !== undefined)
+        deps.onHeaders?.(input, result.response.headers as Record<string, string>);
       const success = successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() });
       return { ...success, ...structured, ...sa };
     } finally {

@@ -15,6 +15,8 @@ import { isCredentialName } from '../scrub.js';
 import { checkModels } from './models.js';
 import type { ModelConfig } from './models.js';
 import { baseURLCredentialProblems, checkHeadersFromEnv } from './credentials.js';
+import { checkHealthConfig } from './health-config.js';
+import type { ProviderHealthConfig } from './health-config.js';
 
 /** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
 export interface OpenAICompatibleProviderConfig {
@@ -29,6 +31,8 @@ export interface OpenAICompatibleProviderConfig {
   headersFromEnv?: Record<string, string>;
   /** Settings per model (the `model` of `provider:model`). */
   models?: Record<string, ModelConfig>;
+  /** Fleet health settings of this provider (see `health-config.ts`). */
+  health?: ProviderHealthConfig;
 }
 
 /** OpenAI's own API (`@ai-sdk/openai`, Chat Completions), or a proxy in front of it. */
@@ -47,6 +51,8 @@ export interface OpenAIProviderConfig {
   headersFromEnv?: Record<string, string>;
   /** Settings per model (the `model` of `provider:model`). */
   models?: Record<string, ModelConfig>;
+  /** Fleet health settings of this provider (see `health-config.ts`). */
+  health?: ProviderHealthConfig;
 }
 
 /** Anthropic's messages API (`@ai-sdk/anthropic`), or a proxy in front of it. */
@@ -66,6 +72,8 @@ export interface AnthropicProviderConfig {
   headersFromEnv?: Record<string, string>;
   /** Settings per model (the `model` of `provider:model`). */
   models?: Record<string, ModelConfig>;
+  /** Fleet health settings of this provider (see `health-config.ts`). */
+  health?: ProviderHealthConfig;
 }
 
 /** Google's Gemini API (`@ai-sdk/google`, `generateContent`), or a proxy in front of it. */
@@ -86,6 +94,8 @@ export interface GoogleProviderConfig {
   headersFromEnv?: Record<string, string>;
   /** Settings per model (the `model` of `provider:model`). */
   models?: Record<string, ModelConfig>;
+  /** Fleet health settings of this provider (see `health-config.ts`). */
+  health?: ProviderHealthConfig;
 }
 
 /** OpenAI's Responses API (`@ai-sdk/openai`'s `.responses()`, `POST {baseURL}/responses`), or a proxy. */
@@ -104,6 +114,8 @@ export interface OpenAIResponsesProviderConfig {
   headersFromEnv?: Record<string, string>;
   /** Settings per model (the `model` of `provider:model`). */
   models?: Record<string, ModelConfig>;
+  /** Fleet health settings of this provider (see `health-config.ts`). */
+  health?: ProviderHealthConfig;
 }
 
 /** One provider's entry in the providers file. */
@@ -156,11 +168,11 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
 
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
-  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
-  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
-  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
-  'openai-responses': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models'],
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
+  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
+  'openai-responses': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
@@ -233,6 +245,7 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkHeaders(entry.headers, `${name}.headers`),
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
     ...checkModels(entry.models, `${name}.models`),
+    ...checkHealthConfig(entry.health, `${name}.health`),
   ];
 }
 

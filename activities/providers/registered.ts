@@ -162,7 +162,9 @@ export function withAiSdkProviders(
 ): ProviderRegistry {
   const registered = checkAiSdkProviders(providers, base.names());
   const names = (): string[] => [...base.names(), ...Object.keys(registered)];
+  // The base's other answers (prices, health and limits settings) stay the providers file's.
   return {
+    ...base,
     names,
     resolve(name) {
       const { provider, modelId } = parseModelName(name);

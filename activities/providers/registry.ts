@@ -54,6 +54,8 @@ export interface ProviderRegistry {
   names(): string[];
   /** Every model's `pricing`, by `provider:model` (what workflows learn through `modelRetryConfig`). */
   pricing?(): Record<string, Pricing>;
+  /** The config of `provider` (its `health` settings and the like); absent in registries tests build by hand. */
+  configOf?(provider: string): ProviderConfig | undefined;
 }
 
 /** The worker cannot make the request: the attempt fails as `Misconfigured`. The message holds no secret. */
@@ -180,6 +182,7 @@ export function createProviderRegistry(
   return {
     names: () => Object.keys(all),
     pricing: () => ({ ...prices }),
+    configOf: (provider) => (Object.hasOwn(all, provider) ? all[provider] : undefined),
     resolve(model) {
       const { provider, modelId } = parseModelName(model);
       const config = Object.hasOwn(all, provider) ? all[provider] : undefined;

@@ -12,9 +12,10 @@ import {
 } from '../../../policy/index.js';
 
 describe('failure classes', () => {
-  it("are the contract's nineteen, in its evaluation order", () => {
+  it("are the contract's classes, in its evaluation order", () => {
     expect(FAILURE_CLASSES).toEqual([
       'StreamInterrupted',
+      'CoolingDown',
       'Misconfigured',
       'ContentFiltered',
       'ContextTooLong',
@@ -38,6 +39,7 @@ describe('failure classes', () => {
 
   it('each has the default action of the contract (StreamInterrupted has none: it always stops)', () => {
     expect(DEFAULT_ACTIONS).toEqual({
+      CoolingDown: 'advance',
       Misconfigured: 'drop',
       ContentFiltered: 'drop',
       ContextTooLong: 'drop',

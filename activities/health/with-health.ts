@@ -1,0 +1,108 @@
+/**
+ * Fleet health around the attempt activity: before sending, the worker's cached breaker of the backend says
+ * whether the request goes (closed), goes as the fleet's one probe (half-open), or does not go at all: then the
+ * attempt fails at once as `CoolingDown` with `retryAfterMs`, having sent nothing. Every attempt's outcome (its
+ * class, and a retry-after or a rate-limit reset at zero remaining) joins the backend's next batch.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { rateLimitResetMs } from '../../policy/index.js';
+import type { AttemptOutcome, FailureClass } from '../../policy/index.js';
+import type { AttemptFailureDetails, ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
+import { attemptFailure, failureDetails } from '../attempt/attempt-failure.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { HealthMonitor } from './monitor.js';
+import { healthTaskQueue, watchedBackend } from './settings.js';
+
+type ModelRequest = (input: ModelRequestInput) => Promise<ModelRequestResult>;
+
+/** What the wrapper needs. */
+export interface WithHealthDeps {
+  monitor: HealthMonitor;
+  /** Whether the worker has fleet health on for every backend (else only providers with a `health` entry). */
+  on: boolean;
+  providers: () => ProviderRegistry;
+  /** The response headers an attempt saw, by request id (filled by the attempt activity's `onHeaders`). */
+  headers: Map<string, Readonly<Record<string, string>>>;
+}
+
+/** The request id an attempt's headers are kept under. */
+export const attemptKey = (input: ModelRequestInput): string => `${input.workflowId}/${input.modelCallId}`;
+
+/** The `CoolingDown` failure: nothing was sent; `retryAfterMs` says how long the backend stays out. */
+function coolingDown(backend: string, retryAfterMs: number): ApplicationFailure {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const message = `fleet health: backend ${backend} is cooling down for ${retryAfterMs} ms; nothing was sent`;
+  const observation = { coolingDown: true, headers: { 'retry-after-ms': String(retryAfterMs) } };
+  return attemptFailure(failureDetails(observation, message, [], { startedAt: at, endedAt: at }, now));
+}
+
+/** The outcome of a finished attempt: its class, and until when the provider said nothing is left. */
+function outcomeOf(
+  cls: FailureClass | undefined,
+  retryAfterMs: number | undefined,
+  headers: Readonly<Record<string, string>> | undefined,
+  probe: string | undefined,
+): AttemptOutcome {
+  const at = Date.now();
+  const resetMs = rateLimitResetMs(headers, at);
+  const openMs = retryAfterMs ?? resetMs;
+  return {
+    at,
+    ...(cls === undefined ? {} : { class: cls }),
+    ...(openMs === undefined || openMs <= 0 ? {} : { openUntil: at + openMs }),
+    ...(probe === undefined ? {} : { probe }),
+  };
+}
+
+/** `modelRequest` with fleet health in front of it. */
+export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): ModelRequest {
+  return async function modelRequestWithHealth(input) {
+    const provider = input.model.split(':')[0] ?? '';
+    const watched = watchedBackend(input.model, deps.on, deps.providers().configOf?.(provider)?.health);
+    if (watched === undefined) return modelRequest(input);
+    const ctx = Context.current();
+    deps.monitor.useMeter(ctx.metricMeter);
+    const taskQueue = healthTaskQueue(ctx.info.taskQueue);
+    const a = await deps.monitor.admit(ctx.client, taskQueue, watched.key, watched.settings);
+    if (a.kind === 'cooling') {
+      ctx.metricMeter
+        .createCounter(
+          'model_retry_health_cooled_attempts',
+          'attempts',
+          'Attempts not sent: backend cooling down',
+        )
+        .add(1, { backend: watched.key });
+      throw coolingDown(watched.key, a.retryAfterMs);
+    }
+    const probe = a.kind === 'probe' ? a.id : undefined;
+    if (probe !== undefined) {
+      ctx.metricMeter
+        .createCounter('model_retry_health_probes', 'probes', 'Half-open probes sent')
+        .add(1, { backend: watched.key });
+    }
+    const key = attemptKey(input);
+    const report = (cls: FailureClass | undefined, retryAfterMs?: number): void => {
+      deps.monitor.report(taskQueue, watched.key, outcomeOf(cls, retryAfterMs, deps.headers.get(key), probe));
+    };
+    try {
+      const result = await modelRequest(input);
+      report(undefined);
+      return result;
+    } catch (error) {
+      // A cancelled attempt or a lost worker says nothing about the backend (a lost probe expires by itself).
+      if (
+        error instanceof ApplicationFailure &&
+        error.type !== 'WorkerLost' &&
+        !(error instanceof CancelledFailure)
+      ) {
+        const details = error.details?.[0] as Partial<AttemptFailureDetails> | undefined;
+        report((details?.class ?? error.type ?? 'Unknown') as FailureClass, details?.retryAfterMs);
+      }
+      throw error;
+    } finally {
+      deps.headers.delete(key);
+    }
+  };
+}

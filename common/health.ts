@@ -1,0 +1,56 @@
+/**
+ * Fleet health's plain data that crosses Temporal: the health workflow's id, its signals' and query's payloads.
+ * One health workflow per backend and task queue keeps the backend's breaker (see `policy/breaker.ts`).
+ */
+import type { AttemptOutcome, Breaker, BreakerSettings } from '../policy/index.js';
+
+/** The health workflow's type name. */
+export const HEALTH_WORKFLOW_TYPE = 'modelRetryHealthWorkflow';
+/** Signal: a batch of attempt outcomes ({@link OutcomeBatch}). */
+export const HEALTH_OUTCOMES_SIGNAL = 'modelRetryHealthOutcomes';
+/** Signal: a worker asks for the half-open probe ({@link ProbeClaim}). */
+export const HEALTH_CLAIM_SIGNAL = 'modelRetryHealthClaim';
+/** Signal: set the backend `closed` by hand (`model-retry health reset`). */
+export const HEALTH_RESET_SIGNAL = 'modelRetryHealthReset';
+/** Query: the backend's {@link HealthSnapshot}. */
+export const HEALTH_QUERY = 'modelRetryHealth';
+/** The id prefix of every health workflow (what `model-retry health` lists). */
+export const HEALTH_ID_PREFIX = 'model-retry-health:';
+
+/** The health workflow of `backend` on `taskQueue`: `model-retry-health:<taskQueue>:<backend>`. */
+export function healthWorkflowId(taskQueue: string, backend: string): string {
+  return `${HEALTH_ID_PREFIX}${taskQueue}:${backend}`;
+}
+
+/** The health workflow's input (also carried across continue-as-new). */
+export interface HealthInput {
+  taskQueue: string;
+  /** `provider:model`, or `provider` with `"scope": "provider"`. */
+  backend: string;
+  settings: BreakerSettings;
+  /** The breaker carried from the run before (absent on the first). */
+  breaker?: Breaker;
+}
+
+/** A batch of outcomes from one worker (settings ride along, so a changed providers file takes effect). */
+export interface OutcomeBatch {
+  outcomes: AttemptOutcome[];
+  settings: BreakerSettings;
+}
+
+/** A worker's request for the probe: the first claim received in half-open is granted, in the query's answer. */
+export interface ProbeClaim {
+  id: string;
+  /** When the worker asked (epoch ms). */
+  at: number;
+}
+
+/** What the query answers. */
+export interface HealthSnapshot {
+  backend: string;
+  taskQueue: string;
+  settings: BreakerSettings;
+  breaker: Breaker;
+  /** The workflow's time when it answered (epoch ms). */
+  asOf: number;
+}

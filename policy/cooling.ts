@@ -1,0 +1,49 @@
+import type { Action } from './classes.js';
+import { fitsDeadline } from './deadline.js';
+import type { Decision } from './decision.js';
+import type { ResolvedPlan } from './plan.js';
+import type { CallState } from './state.js';
+import { coolingUntilOf, notBeforeOf, remainingBackends } from './state.js';
+import type { RandomSource } from './waits.js';
+
+/** The jitter added to a wait for a cooling backend: whole ms in [0, COOLING_JITTER_MS). */
+export const COOLING_JITTER_MS = 1000;
+
+/** Whether every backend left in the call is cooling (fleet health has it open) at `nowMs`. */
+export function everyBackendCooling(next: CallState, nowMs: number): boolean {
+  const remaining = remainingBackends(next);
+  return remaining.length > 0 && remaining.every((i) => coolingUntilOf(next, i) > nowMs);
+}
+
+/**
+ * The wait when every backend left is cooling: one wait until the earliest of them may be tried, plus a jitter
+ * in [0, 1 s) from `random` (so the calls waiting for the same backend do not all come back in the same
+ * millisecond). It uses no entry of the plan's `waits` (fleet health set it, not the plan), starts a new round,
+ * and stops `deadline` when it does not fit the deadline rule. `random` is drawn once.
+ */
+export function coolingWait(
+  plan: ResolvedPlan,
+  next: CallState,
+  action: Action,
+  why: string,
+  nowMs: number,
+  random: RandomSource,
+): Decision {
+  let target = -1;
+  for (const i of remainingBackends(next)) {
+    if (target < 0 || notBeforeOf(next, i) < notBeforeOf(next, target)) target = i;
+  }
+  const r = random();
+  const jitter = r >= 0 && r < 1 ? Math.floor(r * COOLING_JITTER_MS) : 0;
+  const waitMs = Math.max(0, notBeforeOf(next, target) - nowMs) + jitter;
+  if (!fitsDeadline(plan, nowMs, waitMs)) {
+    const because = `every backend left is cooling down, the earliest for ${waitMs} ms: beyond the deadline`;
+    return { kind: 'stop', reason: 'deadline', action, why: `${why}; ${because}`, state: next };
+  }
+  next.attempts += 1;
+  next.round += 1;
+  next.backend = target;
+  next.sameBackendRetries = 0;
+  const round = `every backend left is cooling down: round ${next.round} starts at backend ${target} after ${waitMs} ms (cooling)`;
+  return { kind: 'attempt', backend: target, waitMs, action, why: `${why}; ${round}`, state: next };
+}

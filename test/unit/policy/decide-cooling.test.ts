@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { COOLING_JITTER_MS, decide, initialState } from '../../../policy/index.js';
+import type { CallState } from '../../../policy/index.js';
+import { fail, fixedRandom, plan, seededRandom } from './harness.js';
+
+const cooling = (ms: number) => fail('CoolingDown', { retryAfterMs: ms });
+const first = (n: number): CallState => ({ ...initialState(n), attempts: 1 });
+
+describe('CoolingDown in the call policy', () => {
+  it('advances at once to the next backend (default action advance), using no wait and no same-backend retry', () => {
+    const d = decide(plan({ waits: [100] }), first(2), cooling(30_000), 0, fixedRandom(0.5));
+    expect(d).toMatchObject({ kind: 'attempt', backend: 1, waitMs: 0, action: 'advance' });
+    expect(d.state).toMatchObject({ attempts: 2, waitsTaken: 0, sameBackendRetries: 0 });
+  });
+
+  it('keeps the cooling backend out of later rounds until its until', () => {
+    const p = plan({ waits: [100] });
+    const a = decide(p, first(2), cooling(30_000), 0, fixedRandom(0));
+    // B fails and advances: the new round skips A (cooling for 30 s) and takes B after the planned wait.
+    const b = decide(p, a.state, fail('RateLimited'), 10, fixedRandom(0));
+    expect(b).toMatchObject({ kind: 'attempt', backend: 1, waitMs: 100 });
+    expect(b.state.waitsTaken).toBe(1);
+  });
+
+  it('when every backend left is cooling: one wait until the earliest + a jitter in [0, 1 s), no entry of waits', () => {
+    const p = plan({ waits: [100], deadlineInMs: 600_000 });
+    const a = decide(p, first(2), cooling(30_000), 0, fixedRandom(0));
+    const b = decide(p, a.state, cooling(20_000), 5, fixedRandom(0.25));
+    expect(b).toMatchObject({ kind: 'attempt', backend: 1, waitMs: 20_000 + 250, action: 'advance' });
+    expect(b.state).toMatchObject({ waitsTaken: 0, round: 2, attempts: 3 });
+  });
+
+  it('a single cooling backend waits for itself even with the waits used up', () => {
+    const p = plan({ waits: [100] });
+    const s: CallState = { ...first(1), waitsTaken: 1 };
+    const d = decide(p, s, cooling(5_000), 0, fixedRandom(0.999));
+    expect(d).toMatchObject({ kind: 'attempt', backend: 0, waitMs: 5_999 });
+  });
+
+  it('ignores retryAfter.honor: false (the cooling is fleet health, not the provider)', () => {
+    const p = plan({ waits: [100], retryAfter: { honor: false } });
+    const d = decide(p, first(1), cooling(5_000), 0, fixedRandom(0));
+    expect(d).toMatchObject({ kind: 'attempt', waitMs: 5_000 });
+  });
+
+  it('stops with deadline when the wait does not fit the deadline rule', () => {
+    const p = plan({ waits: [100], deadlineInMs: 70_000, reserveMs: 1_000, minAttemptMs: 1_000 });
+    const d = decide(p, first(1), cooling(300_000), 0, fixedRandom(0));
+    expect(d).toMatchObject({ kind: 'stop', reason: 'deadline' });
+    expect(d.why).toMatch(/cooling down/);
+  });
+
+  it('counts toward maxAttempts', () => {
+    const p = plan({ waits: [100], maxAttempts: 2 });
+    const d = decide(p, { ...first(2), attempts: 2, backend: 1 }, cooling(1_000), 0, fixedRandom(0));
+    expect(d).toMatchObject({ kind: 'stop', reason: 'attempts-exhausted' });
+  });
+
+  it('property: the cooling wait is at least the earliest until and under it + 1 s, and waits are never used', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 300_000 }), { minLength: 1, maxLength: 4 }),
+        fc.integer(),
+        (untils, seed) => {
+          const p = plan({ waits: [100] });
+          const random = seededRandom(seed);
+          let state = first(untils.length);
+          let d;
+          for (const [i, ms] of untils.entries()) {
+            d = decide(p, { ...state, backend: i }, cooling(ms), 0, random);
+            state = d.state;
+          }
+          expect(d?.kind).toBe('attempt');
+          const earliest = Math.min(...untils);
+          if (d?.kind === 'attempt') {
+            expect(d.waitMs).toBeGreaterThanOrEqual(earliest);
+            expect(d.waitMs).toBeLessThan(earliest + COOLING_JITTER_MS);
+            expect(untils[d.backend]).toBe(earliest);
+          }
+          expect(state.waitsTaken).toBe(0);
+        },
+      ),
+    );
+  });
+});
