@@ -29,6 +29,9 @@ const refuse = (field: string, message: string): never => {
 /** Settings the AI SDK may send that a model call has no field for. */
 const UNCARRIED = ['topK', 'presencePenalty', 'frequencyPenalty'] as const;
 
+/** Headers the AI SDK sets on every request itself (its user agent): not the caller's, so not refused. */
+const AI_SDK_HEADERS = new Set(['user-agent']);
+
 /** Converts one request; throws `InvalidModelCallInputError` for what it cannot carry. */
 export function convertRequest(options: LanguageModelV4CallOptions): ConvertedRequest {
   for (const key of UNCARRIED) {
@@ -38,9 +41,12 @@ export function convertRequest(options: LanguageModelV4CallOptions): ConvertedRe
   if (options.reasoning !== undefined && options.reasoning !== 'provider-default') {
     refuse('reasoning', 'a model-retry call does not carry a reasoning effort yet: leave it out');
   }
-  if (Object.values(options.headers ?? {}).some((v) => v !== undefined)) {
+  const headers = Object.entries(options.headers ?? {}).filter(
+    ([name, v]) => v !== undefined && !AI_SDK_HEADERS.has(name.toLowerCase()),
+  );
+  if (headers.length > 0) {
     refuse(
-      'headers',
+      `headers.${headers[0]?.[0]}`,
       'request headers are set per provider in the worker (the providers file), not per call',
     );
   }
