@@ -6,8 +6,33 @@ import type { ModelCallFixture } from '../harness/model-call.js';
 import { bundleAiSdkWorkflows, finishAiSdkRun, startAiSdkWorker } from '../harness/ai-sdk.js';
 import type { AiSdkWorker } from '../harness/ai-sdk.js';
 import type { AgentInput, AgentOutput } from '../harness/ai-sdk-workflows.js';
+import { subscribeCallStream } from '../../client/call-stream.js';
+import type { CallStreamItem } from '../../client/call-stream.js';
+import type { ModelCallFailedDetails } from '../../common/call.js';
+import { ENCRYPTED_ENCODING } from '../../payloads/index.js';
+import { key, metadataOf } from '../unit/payloads/helpers.js';
 
 const PROMPT = 'What is the weather in Paris?';
+const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
+const ANSWER = WORDS.join('');
+
+/** Reads a workflow's stream from outside until it ends, keeping the text deltas. */
+function subscribe(worker: AiSdkWorker, workflowId: string) {
+  const items: CallStreamItem[] = [];
+  const done = (async () => {
+    for await (const item of subscribeCallStream(worker.client, workflowId, { pollCooldownMs: 20 }))
+      items.push(item);
+  })();
+  const deltas = () => items.flatMap((i) => (i.kind === 'delta' ? [i.delta] : []));
+  return {
+    done,
+    deltas,
+    text: () =>
+      deltas()
+        .map((d) => d.text)
+        .join(''),
+  };
+}
 
 describe('the AI SDK in workflow code: durableModel', () => {
   let fx: ModelCallFixture;
@@ -22,14 +47,14 @@ describe('the AI SDK in workflow code: durableModel', () => {
     await fx?.close();
   });
 
-  const runAgent = async (worker: AiSdkWorker, workflow: string, args: AgentInput) => {
-    const handle = await worker.client.workflow.start(workflow, {
+  const start = (worker: AiSdkWorker, workflow: string, args: AgentInput) =>
+    worker.client.workflow.start(workflow, {
       args: [args],
       taskQueue: worker.taskQueue,
       workflowId: `ai-sdk-${randomUUID()}`,
     });
-    return finishAiSdkRun<AgentOutput>(handle);
-  };
+  const runAgent = async (worker: AiSdkWorker, workflow: string, args: AgentInput) =>
+    finishAiSdkRun<AgentOutput>(await start(worker, workflow, args));
 
   it('runs generateText with a tool that calls an activity and stopWhen: each model request is one callModel, on record', async () => {
     const m = fx.model();
@@ -105,5 +130,92 @@ describe('the AI SDK in workflow code: durableModel', () => {
     expect(run.failure?.type).toBe('InvalidRetryPlan');
     expect(run.failure?.message).toContain('deadlineInMs');
     expect(fx.lp.requestCount(m.id)).toBe(0);
+  });
+
+  it('streams streamText deltas to an outside subscriber as they come, and the workflow gets the same text', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok(undefined, { chunks: WORDS, chunkDelayMs: 15 })]);
+    const handle = await start(mr, 'durableStreamWorkflow', {
+      model: m.name,
+      prompt: 'hi',
+      options: { stream: { batchMs: 20 } },
+    });
+    const reader = subscribe(mr, handle.workflowId);
+    const run = await finishAiSdkRun<{ text: string; deltas: number }>(handle);
+    await reader.done;
+    expect(run.result?.text).toBe(ANSWER);
+    expect(reader.text()).toBe(ANSWER);
+    expect(reader.deltas()).toHaveLength(WORDS.length);
+    expect(fx.lp.requests(m.id)[0]?.stream).toBe(true);
+    expect(run.records).toMatchObject([{ outcome: 'succeeded', streamedDeltas: WORDS.length }]);
+  });
+
+  it('never re-sends a stream cut after deltas reached the subscriber: the call stops stream-interrupted', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok(undefined, { chunks: WORDS, chunkDelayMs: 40, cutAfterChunks: 5 }), ok(ANSWER)]);
+    const handle = await start(mr, 'durableStreamWorkflow', {
+      model: m.name,
+      prompt: 'hi',
+      options: { stream: { batchMs: 10 }, retry: { waits: [10, 10] } },
+    });
+    const reader = subscribe(mr, handle.workflowId);
+    const run = await finishAiSdkRun(handle);
+    await reader.done;
+    const details = run.failure?.details?.[0] as ModelCallFailedDetails | undefined;
+    expect(run.failure?.type).toBe('ModelCallFailed');
+    expect(details?.stopReason).toBe('stream-interrupted');
+    expect(fx.lp.requestCount(m.id)).toBe(1);
+    expect(reader.text()).toBe(details?.partialText);
+    expect(reader.text().length).toBeGreaterThan(0);
+    expect(run.records).toHaveLength(1);
+    fx.lp.reset();
+  });
+
+  it('gives a Worker the activities and a Worker and a Client the data converter through ModelRetryPlugin', async () => {
+    const marker = 'PLUGIN-MARKER-4d1e: what is the weather in Lyon?';
+    const warnings: string[] = [];
+    const sealed = await startAiSdkWorker(fx, code, {
+      plugin: {
+        activities: { providers: fx.providers },
+        payloads: { codecKeys: [key('k1')] },
+        warn: (w) => warnings.push(w),
+      },
+    });
+    try {
+      const m = fx.model();
+      fx.lp.script(m.id, [toolCall('weather', { city: 'Lyon' }), ok('Sunny in Lyon.')]);
+      const handle = await start(sealed, 'durableAgentWorkflow', { model: m.name, prompt: marker });
+      const run = await finishAiSdkRun<AgentOutput>(handle);
+      expect(run.result?.text).toBe('Sunny in Lyon.');
+      expect(run.records.map((r) => r.outcome)).toEqual(['succeeded', 'succeeded']);
+      // The server holds the input as the plugin's client encrypted it: a client without the plugin sees no prompt.
+      const raw = await fx.temporal.client.workflow.getHandle(handle.workflowId).fetchHistory();
+      const started = raw.events?.[0]?.workflowExecutionStartedEventAttributes;
+      expect(metadataOf(started?.input?.payloads?.[0] ?? undefined, 'encoding')).toBe(ENCRYPTED_ENCODING);
+      expect(JSON.stringify(raw)).not.toContain('PLUGIN-MARKER');
+      // The dev server has model-retry's search attributes: the worker's check found them, so it said nothing.
+      expect(warnings).toEqual([]);
+    } finally {
+      await sealed.stop();
+    }
+  });
+
+  it('runs the same agent written with @temporalio/ai-sdk (the comparison)', async () => {
+    const temporal = await startAiSdkWorker(fx, code, { temporal: true });
+    try {
+      const m = fx.model();
+      fx.lp.script(m.id, [toolCall('weather', { city: 'Paris' }), ok('Sunny in Paris.')]);
+      const run = await runAgent(temporal, 'temporalAgentWorkflow', { model: m.id, prompt: PROMPT });
+      expect(run.result).toMatchObject({
+        text: 'Sunny in Paris.',
+        steps: 2,
+        toolResults: ['sunny, 21C in Paris'],
+      });
+      // Its requests are its own activities (`invokeModel`), not model-retry's: nothing to rebuild.
+      expect(run.records).toEqual([]);
+      expect(fx.lp.requestCount(m.id)).toBe(2);
+    } finally {
+      await temporal.stop();
+    }
   });
 });
