@@ -9,6 +9,7 @@ import {
   rememberSearchAttributeCheck,
   searchAttributeWarning,
 } from '../activities/search-attributes.js';
+import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { createDataConverter } from '../payloads/data-converter.js';
 import type { PayloadSettings } from '../payloads/data-converter.js';
 
@@ -38,7 +39,8 @@ export interface ModelRetryPluginOptions {
  * model-retry as a Temporal plugin (`@temporalio/plugin`'s `SimplePlugin`): pass it to `Worker.create({ plugins })`
  * and `new Client({ plugins })`. A Worker gets the activities and the data converter, its workflow bundle gets the
  * AI SDK's polyfills first (for `model-retry/ai-sdk`), and at start it checks the search attributes; a Client gets
- * the data converter. It imports only types from `@temporalio/worker`, so a client process can use it.
+ * the data converter. Its Workers let every attempt heartbeat through, so a cancel aborts a request within about a
+ * second. It imports only types from `@temporalio/worker`, so a client process can use it.
  */
 export class ModelRetryPlugin extends SimplePlugin {
   private worker: { connection?: NativeConnection; namespace: string } | undefined;
@@ -64,7 +66,14 @@ export class ModelRetryPlugin extends SimplePlugin {
       ...(options.connection ? { connection: options.connection } : {}),
       namespace: options.namespace ?? 'default',
     };
-    return super.configureWorker(options);
+    // Attempts learn of a cancel only through heartbeat responses: let each through (as `createModelRetryWorker`
+    // does), so a host's cancel aborts the request in flight within about a second, not the SDK's default 80% of
+    // the heartbeat timeout. A worker's own setting wins.
+    return super.configureWorker({
+      ...options,
+      maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? HEARTBEAT_INTERVAL_MS,
+      defaultHeartbeatThrottleInterval: options.defaultHeartbeatThrottleInterval ?? HEARTBEAT_INTERVAL_MS,
+    });
   }
 
   override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {

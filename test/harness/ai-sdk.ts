@@ -1,41 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import { Client } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { weatherActivities } from '../../bench/lib/ai-sdk.js';
 import { inject } from 'vitest';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import type { ModelRetryPluginOptions } from '../../plugin/index.js';
 import { fetchDecodedHistory } from '../../client/decode-history.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import type { AttemptRecord } from '../../common/call.js';
-import { encodingFailureConverterPath } from '../../payloads/data-converter.js';
 import { settle } from './settle.js';
 import type { ModelCallFixture } from './model-call.js';
 import { expectNoSecrets } from './model-call.js';
 
-/** The AI SDK workflows' source, bundled by the tests as a user's worker bundles it. */
-export const AI_SDK_WORKFLOWS = fileURLToPath(new URL('./ai-sdk-workflows.ts', import.meta.url));
-
-/** The tool's activity. */
-export const weatherActivities = { lookupWeather: async (city: string) => `sunny, 21C in ${city}` };
-
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, log: noop, warn: console.warn, error: console.error };
-
-/** The AI SDK workflows bundled through `ModelRetryPlugin` (its polyfills first), once per file. */
-export async function bundleAiSdkWorkflows(): Promise<string> {
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: AI_SDK_WORKFLOWS,
-    plugins: [new ModelRetryPlugin()],
-    failureConverterPath: encodingFailureConverterPath(),
-    logger: quiet,
-  });
-  return bundle.code;
-}
+export { bundleAiSdkWorkflows } from '../../bench/lib/ai-sdk.js';
 
 /** A running worker of the AI SDK workflows with a client for it. */
 export interface AiSdkWorker {

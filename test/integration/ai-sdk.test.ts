@@ -5,7 +5,7 @@ import { modelCallFixture, story } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { bundleAiSdkWorkflows, finishAiSdkRun, startAiSdkWorker } from '../harness/ai-sdk.js';
 import type { AiSdkWorker } from '../harness/ai-sdk.js';
-import type { AgentInput, AgentOutput } from '../harness/ai-sdk-workflows.js';
+import type { AgentInput, AgentOutput } from '../../bench/workflows/ai-sdk-agent.js';
 import { subscribeCallStream } from '../../client/call-stream.js';
 import type { CallStreamItem } from '../../client/call-stream.js';
 import type { ModelCallFailedDetails } from '../../common/call.js';
@@ -205,7 +205,10 @@ describe('the AI SDK in workflow code: durableModel', () => {
     try {
       const m = fx.model();
       fx.lp.script(m.id, [toolCall('weather', { city: 'Paris' }), ok('Sunny in Paris.')]);
-      const run = await runAgent(temporal, 'temporalAgentWorkflow', { model: m.id, prompt: PROMPT });
+      const run = await runAgent(temporal, 'temporalAgentWorkflow', {
+        model: m.id,
+        prompt: PROMPT,
+      } as AgentInput);
       expect(run.result).toMatchObject({
         text: 'Sunny in Paris.',
         steps: 2,

@@ -1,12 +1,14 @@
 /**
  * Workflows written with the AI SDK, as a Temporal user writes them: the same weather agent on model-retry's
- * `durableModel` and on `@temporalio/ai-sdk`'s `TemporalProvider` (the comparison), a streamed answer, and a
- * structured one. Bundled with `ModelRetryPlugin`, which puts the AI SDK's polyfills first.
+ * `durableModel` and on `@temporalio/ai-sdk`'s `TemporalProvider`, a streamed answer on each, and a structured
+ * one. The integration tests and the `ai-sdk` benchmark (the comparison) run them; bundled with
+ * `ModelRetryPlugin`, which puts the AI SDK's polyfills first.
  */
 import { generateObject, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import type { LanguageModel } from 'ai';
 import { proxyActivities } from '@temporalio/workflow';
 import { TemporalProvider } from '@temporalio/ai-sdk/workflow';
+import type { RetryPolicy } from '@temporalio/common';
 import { closeStream, durableModel, workflowStream } from '../../workflows/ai-sdk/index.js';
 import type { DurableModelOptions } from '../../workflows/ai-sdk/index.js';
 
@@ -66,24 +68,43 @@ export async function durableAgentWorkflow(input: AgentInput): Promise<AgentOutp
   return weatherAgent(durableModel(input.model, input.options), input.prompt);
 }
 
-/** The same agent on `@temporalio/ai-sdk`: every model request an activity under Temporal's retry policy. */
-export async function temporalAgentWorkflow(input: AgentInput & { retry?: { maximumAttempts: number } }) {
+/** What the `@temporalio/ai-sdk` side is given: one model id, and its activities' retry policy. */
+export interface TemporalAgentInput {
+  model: string;
+  prompt: string;
+  /** @default Temporal's default retry policy (1 s, doubling, at most 100 s, no attempt limit) */
+  retry?: RetryPolicy;
+}
+
+function temporalModel(input: TemporalAgentInput, streamingTopic?: string): LanguageModel {
   const provider = new TemporalProvider({
     languageModel: {
       startToCloseTimeout: '30 seconds',
-      ...(input.retry ? { retry: { ...input.retry, initialInterval: '50 ms' } } : {}),
+      ...(input.retry ? { retry: input.retry } : {}),
+      ...(streamingTopic ? { streamingTopic } : {}),
     },
   });
-  return weatherAgent(provider.languageModel(input.model as string), input.prompt);
+  return provider.languageModel(input.model);
 }
 
-/** `streamText` on a durable model: the text as the workflow got it once the attempt ended. */
-export async function durableStreamWorkflow(input: AgentInput): Promise<{ text: string; deltas: number }> {
+/** The same agent on `@temporalio/ai-sdk`: every model request an activity under Temporal's retry policy. */
+export async function temporalAgentWorkflow(input: TemporalAgentInput): Promise<AgentOutput> {
+  return weatherAgent(temporalModel(input), input.prompt);
+}
+
+/** `streamText` on `@temporalio/ai-sdk` (its streaming activity publishes raw parts into the workflow's stream). */
+export async function temporalStreamWorkflow(
+  input: TemporalAgentInput,
+): Promise<{ text: string; deltas: number }> {
   workflowStream();
+  return streamAnswer(temporalModel(input, 'ai-sdk.parts'), input.prompt);
+}
+
+async function streamAnswer(model: LanguageModel, prompt: string): Promise<{ text: string; deltas: number }> {
   let failure: unknown;
   const result = streamText({
-    model: durableModel(input.model, input.options),
-    prompt: input.prompt,
+    model,
+    prompt,
     onError: ({ error }) => {
       failure = error;
     },
@@ -97,6 +118,12 @@ export async function durableStreamWorkflow(input: AgentInput): Promise<{ text: 
   await closeStream();
   if (failure !== undefined) throw failure;
   return { text, deltas };
+}
+
+/** `streamText` on a durable model: the text as the workflow got it once the attempt ended. */
+export async function durableStreamWorkflow(input: AgentInput): Promise<{ text: string; deltas: number }> {
+  workflowStream();
+  return streamAnswer(durableModel(input.model, input.options), input.prompt);
 }
 
 /** `generateObject` on a durable model. */
