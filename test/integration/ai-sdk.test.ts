@@ -1,4 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { replayAll } from '../harness/replay.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fail, ok, toolCall } from '../../loopback/index.js';
 import { modelCallFixture, story } from '../harness/model-call.js';
@@ -11,6 +17,8 @@ import type { CallStreamItem } from '../../client/call-stream.js';
 import type { ModelCallFailedDetails } from '../../common/call.js';
 import { ENCRYPTED_ENCODING } from '../../payloads/index.js';
 import { key, metadataOf } from '../unit/payloads/helpers.js';
+
+type History = temporal.api.history.v1.IHistory;
 
 const PROMPT = 'What is the weather in Paris?';
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
@@ -43,9 +51,28 @@ describe('the AI SDK in workflow code: durableModel', () => {
     mr = await startAiSdkWorker(fx, code, { plugin: { activities: { providers: fx.providers } } });
   });
   afterAll(async () => {
-    await mr?.stop();
-    await fx?.close();
+    try {
+      // Every run of this file, replayed against the bundle it ran on: the AI SDK in the sandbox is deterministic.
+      if (histories.length > 0) {
+        const dir = mkdtempSync(join(tmpdir(), 'model-retry-ai-sdk-'));
+        writeFileSync(join(dir, 'bundle.js'), code);
+        try {
+          await replayAll(histories, { workflowBundlePath: join(dir, 'bundle.js') });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
+    } finally {
+      await mr?.stop();
+      await fx?.close();
+    }
   });
+  const histories: { workflowId: string; history: History }[] = [];
+  const finish = async <T>(handle: WorkflowHandle) => {
+    const run = await finishAiSdkRun<T>(handle);
+    histories.push({ workflowId: handle.workflowId, history: run.history });
+    return run;
+  };
 
   const start = (worker: AiSdkWorker, workflow: string, args: AgentInput) =>
     worker.client.workflow.start(workflow, {
@@ -54,7 +81,7 @@ describe('the AI SDK in workflow code: durableModel', () => {
       workflowId: `ai-sdk-${randomUUID()}`,
     });
   const runAgent = async (worker: AiSdkWorker, workflow: string, args: AgentInput) =>
-    finishAiSdkRun<AgentOutput>(await start(worker, workflow, args));
+    finish<AgentOutput>(await start(worker, workflow, args));
 
   it('runs generateText with a tool that calls an activity and stopWhen: each model request is one callModel, on record', async () => {
     const m = fx.model();
@@ -141,7 +168,7 @@ describe('the AI SDK in workflow code: durableModel', () => {
       options: { stream: { batchMs: 20 } },
     });
     const reader = subscribe(mr, handle.workflowId);
-    const run = await finishAiSdkRun<{ text: string; deltas: number }>(handle);
+    const run = await finish<{ text: string; deltas: number }>(handle);
     await reader.done;
     expect(run.result?.text).toBe(ANSWER);
     expect(reader.text()).toBe(ANSWER);
@@ -159,7 +186,7 @@ describe('the AI SDK in workflow code: durableModel', () => {
       options: { stream: { batchMs: 10 }, retry: { waits: [10, 10] } },
     });
     const reader = subscribe(mr, handle.workflowId);
-    const run = await finishAiSdkRun(handle);
+    const run = await finish(handle);
     await reader.done;
     const details = run.failure?.details?.[0] as ModelCallFailedDetails | undefined;
     expect(run.failure?.type).toBe('ModelCallFailed');
@@ -185,7 +212,7 @@ describe('the AI SDK in workflow code: durableModel', () => {
       const m = fx.model();
       fx.lp.script(m.id, [toolCall('weather', { city: 'Lyon' }), ok('Sunny in Lyon.')]);
       const handle = await start(sealed, 'durableAgentWorkflow', { model: m.name, prompt: marker });
-      const run = await finishAiSdkRun<AgentOutput>(handle);
+      const run = await finish<AgentOutput>(handle);
       expect(run.result?.text).toBe('Sunny in Lyon.');
       expect(run.records.map((r) => r.outcome)).toEqual(['succeeded', 'succeeded']);
       // The server holds the input as the plugin's client encrypted it: a client without the plugin sees no prompt.
