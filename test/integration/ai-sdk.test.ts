@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { replayAll } from '../harness/replay.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../harness/processes.js';
+import { Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { ModelRetryPlugin } from '../../plugin/index.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fail, ok, toolCall } from '../../loopback/index.js';
 import { modelCallFixture, story } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
@@ -246,6 +251,43 @@ describe('the AI SDK in workflow code: durableModel', () => {
       expect(fx.lp.requestCount(m.id)).toBe(2);
     } finally {
       await temporal.stop();
+    }
+  });
+
+  it("warns at a Worker's start when the namespace lacks model-retry's search attributes, and the Worker runs", async () => {
+    const namespace = `ai-sdk-no-sa-${randomUUID().slice(0, 8)}`;
+    const connection = fx.temporal.client.connection;
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
+    });
+    const client = new Client({ connection, namespace });
+    // A new namespace takes a moment to reach every service of the server.
+    await until(
+      'the new namespace',
+      async () => {
+        await client.workflow.list({ query: '', pageSize: 1 })[Symbol.asyncIterator]().next();
+        return true;
+      },
+      60_000,
+    );
+    const warnings: string[] = [];
+    const native = await NativeConnection.connect({ address: inject('temporalAddress') });
+    try {
+      const worker = await Worker.create({
+        connection: native,
+        namespace,
+        taskQueue: `ai-sdk-no-sa-${randomUUID()}`,
+        workflowBundle: { code },
+        plugins: [
+          new ModelRetryPlugin({ activities: { providers: fx.providers }, warn: (w) => warnings.push(w) }),
+        ],
+      });
+      await worker.runUntil(until('the warning', () => (warnings.length > 0 ? true : undefined), 60_000));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`not ready on namespace "${namespace}"`);
+    } finally {
+      await native.close();
     }
   });
 });
