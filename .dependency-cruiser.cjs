@@ -68,6 +68,14 @@ module.exports = {
       from: { path: '^worker/' },
       to: { path: '^(cli|client)/' },
     },
+    {
+      name: 'plugin-takes-activities-payloads-common',
+      severity: 'error',
+      comment:
+        'plugin/ is loaded by clients too: it imports activities/, payloads/, common/ and policy/, never the worker process, the client or the CLI.',
+      from: { path: '^plugin/' },
+      to: { path: '^(workflows|worker|client|cli|loopback)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,3 +1,4 @@
+import { aiSdk } from './benchmarks/ai-sdk.js';
 import { concurrency } from './benchmarks/concurrency.js';
 import { historyBytes } from './benchmarks/history-bytes.js';
 import { historyEvents } from './benchmarks/history-events.js';
@@ -17,6 +18,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   replay,
   historyBytes,
   streaming,
+  aiSdk,
 ];
 
 export function benchmarkNames(): string[] {

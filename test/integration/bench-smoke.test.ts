@@ -122,4 +122,17 @@ describe('every benchmark at --quick size', () => {
       expect(r.none.events).toBeGreaterThan(figures.baseline.events);
     }
   });
+
+  it("ai-sdk: durableModel's history shows every attempt, and a 401 costs it one request", () => {
+    const { figures } = read('ai-sdk').result as unknown as {
+      figures: { rows: ({ name: string } & Record<string, { requests: number; visible: number }>)[] };
+    };
+    for (const row of figures.rows) {
+      const ours = row['model-retry durableModel'];
+      expect(ours?.visible, row.name).toBe(ours?.requests);
+    }
+    const auth = figures.rows.find((r) => r.name === '401 (always)');
+    expect(auth?.['model-retry durableModel']?.requests).toBe(1);
+    expect(auth?.['@temporalio/ai-sdk']?.requests).toBeGreaterThan(1);
+  });
 });

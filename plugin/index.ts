@@ -1,0 +1,3 @@
+/** model-retry/plugin: model-retry as a Temporal plugin for Workers and Clients. */
+export { ModelRetryPlugin, aiSdkPreloadPath } from './model-retry-plugin.js';
+export type { ModelRetryPluginOptions } from './model-retry-plugin.js';

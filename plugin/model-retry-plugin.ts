@@ -1,0 +1,113 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SimplePlugin } from '@temporalio/plugin';
+import type { BundleOptions, NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
+import type { ActivityDeps } from '../activities/index.js';
+import {
+  checkSearchAttributes,
+  rememberSearchAttributeCheck,
+  searchAttributeWarning,
+} from '../activities/search-attributes.js';
+import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
+import { createDataConverter } from '../payloads/data-converter.js';
+import type { PayloadSettings } from '../payloads/data-converter.js';
+
+/** What `ModelRetryPlugin` gives the Workers and Clients it is passed to. */
+export interface ModelRetryPluginOptions {
+  /**
+   * The options of `createActivities` (providers, tools, health, ...), passed through unchanged; a Worker gets
+   * every activity model-retry's workflows and `durableModel` call. `payloadStore` is set for you when
+   * `payloads.payloadStore` is given. @default `{}` (providers from `MODEL_RETRY_PROVIDERS` or the built-ins)
+   */
+  activities?: ActivityDeps;
+  /**
+   * The data converter of Workers and Clients alike (`createDataConverter`): encryption keys, the payload store
+   * (claim-check codec). @default Temporal's own converter
+   */
+  payloads?: PayloadSettings;
+  /**
+   * Whether a Worker asks the namespace at start if model-retry's search attributes are registered, and warns
+   * with the command that registers them if not (it starts anyway). @default true
+   */
+  checkSearchAttributes?: boolean;
+  /** Where that warning goes. @default console.warn */
+  warn?: (message: string) => void;
+}
+
+/**
+ * model-retry as a Temporal plugin (`@temporalio/plugin`'s `SimplePlugin`): pass it to `Worker.create({ plugins })`
+ * and `new Client({ plugins })`. A Worker gets the activities and the data converter, its workflow bundle gets the
+ * AI SDK's polyfills first (for `model-retry/ai-sdk`), and at start it checks the search attributes; a Client gets
+ * the data converter. Its Workers let every attempt heartbeat through, so a cancel aborts a request within about a
+ * second. It imports only types from `@temporalio/worker`, so a client process can use it.
+ */
+export class ModelRetryPlugin extends SimplePlugin {
+  private worker: { connection?: NativeConnection; namespace: string } | undefined;
+
+  constructor(private readonly settings: ModelRetryPluginOptions = {}) {
+    const payloads = settings.payloads;
+    super({
+      name: 'model-retry',
+      ...(payloads ? { dataConverter: createDataConverter(payloads) } : {}),
+      // A function, so a Client never builds activities (nor reads the providers file).
+      activities: (existing) => ({
+        ...createActivities({
+          ...(payloads?.payloadStore ? { payloadStore: true } : {}),
+          ...settings.activities,
+        }),
+        ...existing,
+      }),
+    });
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    this.worker = {
+      ...(options.connection ? { connection: options.connection } : {}),
+      namespace: options.namespace ?? 'default',
+    };
+    // Attempts learn of a cancel only through heartbeat responses: let each through (as `createModelRetryWorker`
+    // does), so a host's cancel aborts the request in flight within about a second, not the SDK's default 80% of
+    // the heartbeat timeout. A worker's own setting wins.
+    return super.configureWorker({
+      ...options,
+      maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? HEARTBEAT_INTERVAL_MS,
+      defaultHeartbeatThrottleInterval: options.defaultHeartbeatThrottleInterval ?? HEARTBEAT_INTERVAL_MS,
+    });
+  }
+
+  override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    if (this.settings.checkSearchAttributes !== false && this.worker?.connection) {
+      const { connection, namespace } = this.worker;
+      const check = await checkSearchAttributes(connection.operatorService, namespace);
+      if (!check.error) rememberSearchAttributeCheck(namespace, check.ready);
+      const warning = searchAttributeWarning(check, namespace);
+      if (warning) (this.settings.warn ?? console.warn)(`model-retry worker: ${warning}`);
+    }
+    return super.runWorker(worker, next);
+  }
+
+  /** Puts the AI SDK's polyfills first in the bundle, before any workflow module (and `ai`) is evaluated. */
+  override configureBundler(options: BundleOptions): BundleOptions {
+    const base = super.configureBundler(options);
+    const hook = base.webpackConfigHook;
+    return {
+      ...base,
+      webpackConfigHook: (config) => {
+        const cfg = hook ? hook(config) : config;
+        const entry = cfg.entry;
+        const entries = Array.isArray(entry) ? entry : typeof entry === 'string' ? [entry] : [];
+        return { ...cfg, entry: [aiSdkPreloadPath(), ...entries] };
+      },
+    };
+  }
+}
+
+/** Path of `workflows/ai-sdk/preload` (TypeScript in a checkout, JavaScript once built). */
+export function aiSdkPreloadPath(): string {
+  for (const ext of ['ts', 'js']) {
+    const path = fileURLToPath(new URL(`../workflows/ai-sdk/preload.${ext}`, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  throw new Error('model-retry: cannot find workflows/ai-sdk/preload.ts or preload.js next to plugin/');
+}

@@ -1,0 +1,58 @@
+import type { BundleOptions, WorkerOptions } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { createProviderRegistry } from '../../../activities/providers/registry.js';
+import { ClaimCheckCodec } from '../../../payloads/claim-check-codec.js';
+import { AesGcmCodec } from '../../../payloads/aes-gcm-codec.js';
+import { FolderPayloadStore } from '../../../payloads/payload-store.js';
+import { ModelRetryPlugin, aiSdkPreloadPath } from '../../../plugin/index.js';
+import { key } from '../payloads/helpers.js';
+
+const providers = createProviderRegistry({});
+const worker = (more: Partial<WorkerOptions> = {}) => ({ taskQueue: 'q', ...more }) as WorkerOptions;
+
+describe('ModelRetryPlugin', () => {
+  it("gives a Worker model-retry's activities, its own of the same name winning, and lets heartbeats through", () => {
+    const mine = async () => 'mine';
+    const options = new ModelRetryPlugin({ activities: { providers } }).configureWorker(
+      worker({ activities: { lookupWeather: mine, runTool: mine } }),
+    );
+    const activities = options.activities as Record<string, unknown>;
+    expect(Object.keys(activities)).toEqual(
+      expect.arrayContaining(['modelRequest', 'lookupWeather', 'runTool']),
+    );
+    expect(activities.runTool).toBe(mine);
+    expect(options.maxHeartbeatThrottleInterval).toBe(250);
+    expect(options.defaultHeartbeatThrottleInterval).toBe(250);
+    const own = new ModelRetryPlugin({ activities: { providers } }).configureWorker(
+      worker({ maxHeartbeatThrottleInterval: 1000 }),
+    );
+    expect(own.maxHeartbeatThrottleInterval).toBe(1000);
+  });
+
+  it('builds no activities for a Client, whose options get only the data converter', () => {
+    // A providers file that does not exist: a Worker would refuse to start; a Client never reads it.
+    const plugin = new ModelRetryPlugin({
+      activities: { env: { MODEL_RETRY_PROVIDERS: '/nonexistent/providers.json' } },
+      payloads: { codecKeys: [key('k1')] },
+    });
+    const client = plugin.configureClient({});
+    expect(client.dataConverter?.payloadCodecs?.some((c) => c instanceof AesGcmCodec)).toBe(true);
+    expect(() => plugin.configureWorker(worker())).toThrow('/nonexistent/providers.json');
+  });
+
+  it('tells the activities there is a payload store when the claim-check codec is on', async () => {
+    const store = new FolderPayloadStore('/tmp/model-retry-plugin-test-store');
+    const plugin = new ModelRetryPlugin({ activities: { providers }, payloads: { payloadStore: store } });
+    const options = plugin.configureWorker(worker());
+    expect(options.dataConverter?.payloadCodecs?.some((c) => c instanceof ClaimCheckCodec)).toBe(true);
+    const config = (options.activities as { modelRetryConfig: () => Promise<{ payloadStore: boolean }> })
+      .modelRetryConfig;
+    expect((await config()).payloadStore).toBe(true);
+  });
+
+  it("puts the AI SDK's polyfills first in the workflow bundle", () => {
+    const bundler = new ModelRetryPlugin().configureBundler({ workflowsPath: '/w.ts' } as BundleOptions);
+    const config = bundler.webpackConfigHook?.({ entry: ['/w.ts'] }) as { entry: string[] };
+    expect(config.entry).toEqual([aiSdkPreloadPath(), '/w.ts']);
+  });
+});

@@ -1,0 +1,12 @@
+/**
+ * model-retry/ai-sdk (workflow-safe): the AI SDK in workflow code, each model request a durable model call.
+ * Bundle with `ModelRetryPlugin` (or import `model-retry/ai-sdk/preload` first) so that the AI SDK finds the Web
+ * APIs it needs in the sandbox.
+ */
+export { durableModel, DurableLanguageModel } from './durable-model.js';
+export type { DurableModelOptions } from './durable-model.js';
+export { convertRequest } from './prompt.js';
+export type { ConvertedRequest } from './prompt.js';
+export type { ModelRetryMetadata } from './result.js';
+export { installAiSdkPolyfills, AI_SDK_POLYFILLS } from './polyfills.js';
+export { closeStream, workflowStream } from '../stream.js';
