@@ -6,6 +6,7 @@ import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
 import { createWorkerConfigActivities } from './worker-config.js';
+import { InFlightLimits } from './attempt/in-flight.js';
 import { providersFromEnv } from './providers/registry.js';
 import type { Env, ProviderRegistry } from './providers/registry.js';
 import { ToolRegistry, createToolActivities } from './tools/index.js';
@@ -48,10 +49,16 @@ export function createActivities(deps: ActivityDeps = {}) {
     deps.tools instanceof ToolRegistry
       ? deps.tools
       : new ToolRegistry(deps.tools ?? {}, { builtins: deps.builtinTools !== false });
+  const limits = registry.limits?.() ?? {};
+  // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
+  const inFlight = new InFlightLimits(() => limits);
   return {
-    modelRequest: withAttemptMetrics(withResultLimit(createModelRequest({ providers }))),
+    modelRequest: withAttemptMetrics(withResultLimit(createModelRequest({ providers, inFlight }))),
     ...createSearchAttributeActivities(),
-    ...createWorkerConfigActivities({ payloadStore: deps.payloadStore === true }),
+    ...createWorkerConfigActivities({
+      payloadStore: deps.payloadStore === true,
+      ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    }),
     ...createToolActivities({ registry: () => tools }),
   };
 }

@@ -1,3 +1,5 @@
+import type { LimitsByKey } from './limits.js';
+
 /**
  * What workflow code learns of the worker it runs on: one local activity (`modelRetryConfig`) whose answer is
  * recorded as a marker in history, so a replay decides the same. Never read from a file or the environment in
@@ -10,6 +12,11 @@ export interface WorkerConfig {
    * says nothing about what Temporal stores.
    */
   payloadStore: boolean;
+  /**
+   * The providers file's limits, by provider or backend (see `LimitsByKey`): an attempt on a backend with a
+   * `requestsPerSecond` runs on that key's limit queue. Absent when the worker has none.
+   */
+  limits?: LimitsByKey;
 }
 
 /** The local activity that answers it (types only cross into the sandbox). */

@@ -24,6 +24,8 @@ import { successOf, unusableAnswer, usageOf } from './result.js';
 import { createDeltaPublisher } from './delta-publisher.js';
 import type { DeltaPublisher, StreamClientFactory } from './delta-publisher.js';
 import { observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
+import { NoSlotError } from './in-flight.js';
+import type { InFlightLimits, Release } from './in-flight.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -36,6 +38,8 @@ export interface ModelRequestDeps {
   now?: () => number;
   /** How a streamed attempt reaches its workflow's stream. @default the activity's own workflow */
   streamClient?: StreamClientFactory;
+  /** The process's `maxInFlight` semaphores. @default none: no backend is limited */
+  inFlight?: InFlightLimits;
 }
 
 /** Builds the `modelRequest` activity. */
@@ -56,6 +60,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
     const sa = ready === undefined ? {} : { searchAttributesReady: ready };
     const stopHeartbeat = startHeartbeat(ctx, { startedAt } satisfies AttemptHeartbeat);
     let secrets: readonly string[] = [];
+    let release: Release | undefined;
     const publisher: DeltaPublisher | undefined = input.stream
       ? createDeltaPublisher(input.modelCallId, input.stream.batchMs, deps.streamClient)
       : undefined;
@@ -80,7 +85,17 @@ export function createModelRequest(deps: ModelRequestDeps) {
       if ('observation' in resolved) throw failed(resolved);
       secrets = resolved.secrets;
 
-      const request = requestSignal(ctx.cancellationSignal, input.timeoutMs);
+      // Waiting for a slot heartbeats (started above) and counts toward the attempt's timeout.
+      const slotFrom = now();
+      release = await takeSlot(deps.inFlight, input, ctx.cancellationSignal).catch((error: unknown) => {
+        throw error instanceof NoSlotError && error.reason === 'aborted'
+          ? cancelled()
+          : failed(noSlot(error));
+      });
+      const request = requestSignal(
+        ctx.cancellationSignal,
+        Math.max(1, input.timeoutMs - (now() - slotFrom)),
+      );
       let result: LanguageModelV4GenerateResult;
       try {
         const options = {
@@ -121,9 +136,32 @@ export function createModelRequest(deps: ModelRequestDeps) {
       await publisher?.finish();
       return { ...successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() }), ...sa };
     } finally {
+      release?.();
       stopHeartbeat();
     }
   };
+}
+
+/** A slot of the backend's `maxInFlight` (at once when it has none). */
+function takeSlot(
+  inFlight: InFlightLimits | undefined,
+  input: ModelRequestInput,
+  signal: AbortSignal,
+): Promise<Release> {
+  if (inFlight === undefined) return Promise.resolve(() => undefined);
+  return inFlight.acquire(input.model, signal, input.timeoutMs);
+}
+
+/**
+ * No slot came within the attempt's timeout: nothing was sent, and this worker is saturated on the backend, so
+ * the attempt ends like one that got no answer in time (`ResponseTimeout`: the call advances).
+ */
+function noSlot(error: unknown): ObservedError {
+  const message =
+    error instanceof NoSlotError
+      ? `${error.message} within the attempt's timeout: nothing was sent`
+      : String(error);
+  return { observation: { requestTimedOut: true }, message };
 }
 
 /** The model, or the observation of why the worker cannot make the request. */

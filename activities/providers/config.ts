@@ -13,6 +13,9 @@
 import { readFileSync } from 'node:fs';
 import { isCredentialName } from '../scrub.js';
 import { baseURLCredentialProblems, checkHeadersFromEnv } from './credentials.js';
+import { checkLimits, checkModels } from './limits.js';
+import type { ModelEntryConfig } from './limits.js';
+import type { BackendLimits } from '../../common/limits.js';
 
 /** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
 export interface OpenAICompatibleProviderConfig {
@@ -60,8 +63,19 @@ export interface AnthropicProviderConfig {
   headersFromEnv?: Record<string, string>;
 }
 
+/** What every provider type may carry besides its connection: limits (see `activities/providers/limits.ts`). */
+export interface ProviderLimitsConfig {
+  /** Limits of all this provider's models together. */
+  limits?: BackendLimits;
+  /** Per-model entries (`"fast": { "limits": {...} }`), for limits of one backend alone. */
+  models?: Record<string, ModelEntryConfig>;
+}
+
 /** One provider's entry in the providers file. */
-export type ProviderConfig = OpenAICompatibleProviderConfig | OpenAIProviderConfig | AnthropicProviderConfig;
+export type ProviderConfig = (
+  OpenAICompatibleProviderConfig | OpenAIProviderConfig | AnthropicProviderConfig
+) &
+  ProviderLimitsConfig;
 
 /** The provider types a providers file may name. */
 export const PROVIDER_TYPES = ['openai-compatible', 'openai', 'anthropic'] as const;
@@ -98,10 +112,13 @@ export const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
 
+/** Fields every provider type has (the limits). */
+const COMMON_FIELDS = ['limits', 'models'];
+
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
-  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv'],
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', ...COMMON_FIELDS],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', ...COMMON_FIELDS],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', ...COMMON_FIELDS],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
@@ -168,6 +185,8 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
     ...checkHeaders(entry.headers, `${name}.headers`),
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
+    ...checkLimits(entry.limits, `${name}.limits`),
+    ...checkModels(entry.models, `${name}.models`),
   ];
 }
 

@@ -18,6 +18,8 @@ import {
 import type { ProviderConfig, ProvidersConfig } from './config.js';
 import { credentialFix, hasCredentials } from './credentials.js';
 import { createProviderFetch } from './transport.js';
+import { limitsOf } from './limits.js';
+import type { LimitsByKey } from '../../common/limits.js';
 import type { TransportOptions } from './transport.js';
 
 /** The environment keys are read from. */
@@ -46,6 +48,8 @@ export interface ProviderRegistry {
   resolve(model: string): ResolvedModel;
   /** The provider names that resolve: the config's and the built-ins it did not replace. */
   names(): string[];
+  /** The config's limits by provider or backend (see `limitsOf`); none when absent. */
+  limits?(): LimitsByKey;
 }
 
 /** The worker cannot make the request: the attempt fails as `Misconfigured`. The message holds no secret. */
@@ -168,8 +172,10 @@ export function createProviderRegistry(
   refuseCredentialBaseURLs(all, env());
   // One dispatcher (connection pool) for every model of this registry.
   const fetch = createProviderFetch(options.transport);
+  const limits = Object.freeze(limitsOf(checked));
   return {
     names: () => Object.keys(all),
+    limits: () => limits,
     resolve(model) {
       const { provider, modelId } = parseModelName(model);
       const config = Object.hasOwn(all, provider) ? all[provider] : undefined;

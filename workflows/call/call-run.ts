@@ -24,6 +24,8 @@ import type { CallStream } from './call-stream.js';
 import type { HistoryWatch } from './history-watch.js';
 import { iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
+import { attemptQueueOf } from '../../common/limits.js';
+import type { LimitsByKey } from '../../common/limits.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 
 /** How an attempt's activity ended, before anything is recorded or decided. */
@@ -46,6 +48,8 @@ export interface CallSetup {
   shared: SharedNotBefore | undefined;
   /** The run's history, for the `history-limit` stop. */
   history: HistoryWatch;
+  /** The worker's limits (its `modelRetryConfig` answer): a rate-limited backend's attempts run on its queue. */
+  limits: LimitsByKey | undefined;
 }
 
 /**
@@ -130,7 +134,8 @@ export class CallRun {
       ...(stream.config ? { stream: stream.config } : {}),
     };
     try {
-      return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt) };
+      const taskQueue = attemptQueueOf(workflowInfo().taskQueue, record.model, this.call.limits);
+      return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt, taskQueue) };
     } catch (error) {
       return { kind: 'raised', error, outcome: outcomeOf(error, cancelRequested()) };
     }
