@@ -1,6 +1,7 @@
 import { concurrency } from './benchmarks/concurrency.js';
 import { historyBytes } from './benchmarks/history-bytes.js';
 import { historyEvents } from './benchmarks/history-events.js';
+import { limits } from './benchmarks/limits.js';
 import { replay } from './benchmarks/replay.js';
 import { retryOverhead } from './benchmarks/retry-overhead.js';
 import { streaming } from './benchmarks/streaming.js';
@@ -17,6 +18,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   replay,
   historyBytes,
   streaming,
+  limits,
 ];
 
 export function benchmarkNames(): string[] {

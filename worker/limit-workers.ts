@@ -5,7 +5,7 @@
  */
 import { Runtime, Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
+import protoPackage from '@temporalio/proto';
 import { limitQueue } from '../common/limits.js';
 import type { LimitsByKey } from '../common/limits.js';
 
@@ -31,7 +31,7 @@ export async function setQueueRateLimit(
     await connection.workflowService.updateTaskQueueConfig({
       namespace,
       taskQueue,
-      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+      taskQueueType: protoPackage.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
       identity: 'model-retry worker',
       updateQueueRateLimit: {
         rateLimit: { requestsPerSecond },
