@@ -19,7 +19,11 @@ describe('ModelRetryClasses: the classes a call met, and `list --class`', () => 
     const b = fx.model('b');
     fx.lp.script(a.id, [fail(503), fail(401)]);
     fx.lp.script(b.id, [fail(503), ok('from b')]);
-    const met = await runCall(fx, worker, { model: [a.name, b.name], prompt: 'hi', retry: { waits: [10] } });
+    const met = await runCall(fx, worker, {
+      model: [a.name, b.name],
+      prompt: 'hi',
+      retry: { waits: [10, 10, 10] },
+    });
     expect(met.result?.output.text).toBe('from b');
     expect((await met.handle.describe()).typedSearchAttributes.get(CLASSES_MET)).toEqual([
       'ServerError',
