@@ -75,6 +75,8 @@ export {
   providersFromEnv,
 } from './providers/registry.js';
 export type { Env, ProviderRegistry, RegistryOptions, ResolvedModel } from './providers/registry.js';
+export { limitQueue } from '../common/limits.js';
+export type { BackendLimits, LimitsByKey } from '../common/limits.js';
 export {
   BUILTIN_PROVIDERS,
   ProvidersConfigError,

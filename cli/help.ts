@@ -43,6 +43,9 @@ Options:
                            file is refused with exit 2, naming each problem. Keys stay in the environment:
                            { "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1",
                                         "apiKeyEnv": "LOCAL_KEY" } }
+                           An entry (or a model under its "models") may carry "limits": { "requestsPerSecond":
+                           5, "maxInFlight": 8 }: the rate for all workers together (the worker also polls
+                           Q/limit/<key>), the in-flight cap per worker process.
   --task-queue Q           Task queue to poll (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
   --shutdown-grace-ms MS   On SIGINT/SIGTERM, how long in-flight model requests may finish before they are
                            cancelled (env MODEL_RETRY_SHUTDOWN_GRACE_MS, default 60000). An attempt cut short
