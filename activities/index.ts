@@ -6,6 +6,7 @@ import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
 import { createWorkerConfigActivities } from './worker-config.js';
+import { InFlightLimits } from './attempt/in-flight.js';
 import { providersFromEnv } from './providers/registry.js';
 import type { Env, ProviderRegistry } from './providers/registry.js';
 import { withAiSdkProviders } from './providers/registered.js';
@@ -83,13 +84,17 @@ export function createActivities(deps: ActivityDeps = {}) {
     input: { workflowId: string; modelCallId: string },
     h: Readonly<Record<string, string>>,
   ) => void headers.set(`${input.workflowId}/${input.modelCallId}`, h);
-  const attempt = withResultLimit(createModelRequest({ providers, onHeaders }));
+  const limits = registry.limits?.() ?? {};
+  // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
+  const inFlight = new InFlightLimits(() => limits);
+  const attempt = withResultLimit(createModelRequest({ providers, onHeaders, inFlight }));
   return {
     modelRequest: withAttemptMetrics(withHealth(attempt, { monitor, on, providers, headers })),
     ...createSearchAttributeActivities(),
     ...createWorkerConfigActivities({
       payloadStore: deps.payloadStore === true,
       pricing: registry.pricing?.() ?? {},
+      ...(Object.keys(limits).length > 0 ? { limits } : {}),
     }),
     ...createToolActivities({ registry: () => tools }),
   };
@@ -118,6 +123,8 @@ export type {
   AiSdkProviderRegistration,
   AiSdkProviders,
 } from './providers/registered.js';
+export { limitQueue } from '../common/limits.js';
+export type { BackendLimits, LimitsByKey } from '../common/limits.js';
 export {
   BUILTIN_PROVIDERS,
   ProvidersConfigError,

@@ -2,6 +2,7 @@ import { aiSdk } from './benchmarks/ai-sdk.js';
 import { concurrency } from './benchmarks/concurrency.js';
 import { historyBytes } from './benchmarks/history-bytes.js';
 import { historyEvents } from './benchmarks/history-events.js';
+import { limits } from './benchmarks/limits.js';
 import { replay } from './benchmarks/replay.js';
 import { retryOverhead } from './benchmarks/retry-overhead.js';
 import { streaming } from './benchmarks/streaming.js';
@@ -19,6 +20,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   historyBytes,
   streaming,
   aiSdk,
+  limits,
 ];
 
 export function benchmarkNames(): string[] {

@@ -47,6 +47,9 @@ Options:
                            { "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1",
                                         "apiKeyEnv": "LOCAL_KEY" } }
                            Types: openai-compatible, openai, anthropic, google, openai-responses.
+                           An entry (or a model under its "models") may carry "limits": { "requestsPerSecond":
+                           5, "maxInFlight": 8 }: the rate for all workers together (the worker also polls
+                           Q/limit/<key>), the in-flight cap per worker process.
   --task-queue Q           Task queue to poll (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
   --shutdown-grace-ms MS   On SIGINT/SIGTERM, how long in-flight model requests may finish before they are
                            cancelled (env MODEL_RETRY_SHUTDOWN_GRACE_MS, default 60000). An attempt cut short
@@ -202,10 +205,10 @@ took effect; 2 no workflow with that id; 3 not closed within the timeout (the ca
 and takes effect when a worker picks it up).
 `;
 
-export const LIST_HELP = `Usage: model-retry list [--query QUERY] [--limit N] [--json]
+export const LIST_HELP = `Usage: model-retry list [--query QUERY] [--class NAME ...] [--limit N] [--json]
 
 Lists model-retry's runs (modelCallWorkflow, agentTurnWorkflow) from Temporal's visibility store, newest first, with the search
-attributes they set when they stopped: stop reason, attempts, models tried, last failure class.
+attributes they set when they stopped: stop reason, attempts, models tried, last failure class, classes met.
 
 Options:
   --query, -q QUERY   A visibility query, ANDed with the workflow type, e.g.
@@ -213,9 +216,11 @@ Options:
                         "ModelRetryStopReason = 'deadline' AND StartTime > '2026-01-01T00:00:00Z'"
                         "ModelRetryModels = 'openai:gpt-4o-mini' AND ModelRetryAttempts > 3"
                         "ModelRetryLastFailure = 'RateLimited'"
+  --class NAME        Only runs that met this failure class (ModelRetryClasses = 'NAME'); repeat for
+                      runs that met all of them, e.g. --class CoolingDown.
   --limit N           At most N runs (default 20).
   --json              Print a JSON array of { workflowId, runId, workflowType, status, startTime, closeTime?,
-                      taskQueue, stopReason?, attempts?, models?, lastFailureClass? }.
+                      taskQueue, stopReason?, attempts?, models?, lastFailureClass?, classes? }.
 
 Runs stopped while the search attributes were not registered have none (see \`model-retry worker --help\`).
 Exit codes: 0 listed (also when none matched); 1 Temporal unreachable; 2 bad options or a query the server refused.

@@ -49,6 +49,23 @@ export class HistoryIndex {
   }
 
   /**
+   * The time workflow code saw when it issued the command recorded as `event` (e.g. an `ActivityTaskScheduled`):
+   * its task's time, or, after a local activity resolved earlier in the same task, that activity's completion
+   * time from its marker (the SDK moves workflow time there: `modelRetryConfig` at a call's start).
+   */
+  commandTime(event: HistoryEvent, completedId: unknown): number | undefined {
+    let time = this.taskTimeOfCompleted(completedId);
+    for (const e of this.events) {
+      if (idOf(e.eventId) >= idOf(event.eventId)) break;
+      const marker = e.markerRecordedEventAttributes;
+      if (!marker || idOf(marker.workflowTaskCompletedEventId) !== idOf(completedId)) continue;
+      const completeMs = localActivityCompleteMs(marker);
+      if (completeMs !== undefined && (time === undefined || completeMs > time)) time = completeMs;
+    }
+    return time;
+  }
+
+  /**
    * The id of the `WorkflowTaskStarted` event of the first task after event `id` that completed: the task that
    * handled it. A task that failed or timed out decided nothing (the workflow ran it again in a later task, which
    * had seen more events by then), so it is skipped.
@@ -71,4 +88,15 @@ export class HistoryIndex {
     }
     return undefined;
   }
+}
+
+/** The completion time a local activity's marker (`core_local_activity`) records, in ms. */
+function localActivityCompleteMs(
+  marker: temporal.api.history.v1.IMarkerRecordedEventAttributes,
+): number | undefined {
+  if (marker.markerName !== 'core_local_activity') return undefined;
+  const data = firstPayload<{ complete_time?: { seconds?: number; nanos?: number } }>(marker.details?.data);
+  const at = data?.complete_time;
+  if (at?.seconds === undefined) return undefined;
+  return Number(at.seconds) * 1000 + Math.floor(Number(at.nanos ?? 0) / 1e6);
 }

@@ -57,7 +57,7 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
         previous.failure.action = input.after.action;
         previous.retryInMs = input.after.retryInMs;
       }
-      const scheduledAt = index.taskTimeOfCompleted(scheduled.workflowTaskCompletedEventId) ?? 0;
+      const scheduledAt = index.commandTime(event, scheduled.workflowTaskCompletedEventId) ?? 0;
       const record: AttemptRecord = {
         modelCallId: input.modelCallId,
         callId: input.callId,

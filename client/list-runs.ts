@@ -1,6 +1,12 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { StopReason } from '../policy/index.js';
-import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, MODELS_TRIED, STOP_REASON } from '../common/search-attributes.js';
+import {
+  ATTEMPT_COUNT,
+  CLASSES_MET,
+  LAST_FAILURE_CLASS,
+  MODELS_TRIED,
+  STOP_REASON,
+} from '../common/search-attributes.js';
 import type { CallReport } from './call-report.js';
 
 /** The workflow types `model-retry list` shows: model-retry's own workflows, which set the search attributes. */
@@ -20,6 +26,8 @@ export interface RunSummary {
   attempts?: number;
   models?: string[];
   lastFailureClass?: string;
+  /** Every failure class the run met (`ModelRetryClasses`). */
+  classes?: string[];
 }
 
 const STATUS: Record<string, RunSummary['status']> = {
@@ -42,12 +50,23 @@ export function listQuery(userQuery?: string): string {
   return userQuery?.trim() ? `${ours} AND (${userQuery.trim()})` : ours;
 }
 
+/**
+ * The visibility query of `list --class A --class B` (runs that met every class named), ANDed with `userQuery`:
+ * `ModelRetryClasses = 'A' AND ModelRetryClasses = 'B' AND (userQuery)`. Names are checked by the caller.
+ */
+export function withClasses(userQuery: string | undefined, classes: readonly string[]): string | undefined {
+  const parts = classes.map((c) => `${CLASSES_MET.name} = '${c}'`);
+  if (userQuery?.trim()) parts.push(`(${userQuery.trim()})`);
+  return parts.length > 0 ? parts.join(' AND ') : undefined;
+}
+
 export function summarizeRun(info: WorkflowExecutionInfo): RunSummary {
   const sa = info.typedSearchAttributes;
   const stopReason = sa.get(STOP_REASON) as StopReason | undefined;
   const attempts = sa.get(ATTEMPT_COUNT);
   const models = sa.get(MODELS_TRIED);
   const lastFailure = sa.get(LAST_FAILURE_CLASS);
+  const classes = sa.get(CLASSES_MET);
   return {
     workflowId: info.workflowId,
     runId: info.runId,
@@ -60,6 +79,7 @@ export function summarizeRun(info: WorkflowExecutionInfo): RunSummary {
     ...(attempts !== undefined ? { attempts } : {}),
     ...(models !== undefined ? { models } : {}),
     ...(lastFailure !== undefined ? { lastFailureClass: lastFailure } : {}),
+    ...(classes !== undefined ? { classes } : {}),
   };
 }
 

@@ -17,23 +17,42 @@ export const LAST_FAILURE_CLASS = defineSearchAttributeKey(
   SearchAttributeType.KEYWORD,
 );
 
-export const SEARCH_ATTRIBUTES = [STOP_REASON, ATTEMPT_COUNT, MODELS_TRIED, LAST_FAILURE_CLASS] as const;
+/**
+ * The failure classes a run met (each once, in the order first met), set with the others when it stops, so
+ * `model-retry list --class CoolingDown` finds the calls that met a class.
+ */
+export const CLASSES_MET = defineSearchAttributeKey('ModelRetryClasses', SearchAttributeType.KEYWORD_LIST);
+
+export const SEARCH_ATTRIBUTES = [
+  STOP_REASON,
+  ATTEMPT_COUNT,
+  MODELS_TRIED,
+  LAST_FAILURE_CLASS,
+  CLASSES_MET,
+] as const;
+
+/** The classes of `records`' failures, each once, in the order first met. */
+export function classesMet(records: readonly AttemptRecord[]): string[] {
+  return [...new Set(records.flatMap((r) => (r.failure ? [r.failure.class] : [])))];
+}
 
 /**
  * The search attributes of a run that stopped: its stop reason, how many attempts it made, the models it tried
- * (each once, in the order first tried; absent when none was) and the class of its last failed attempt (absent
- * when no attempt failed).
+ * (each once, in the order first tried; absent when none was), the class of its last failed attempt (absent
+ * when no attempt failed) and every class met (absent when none).
  */
 export function stopSearchAttributes(
   stopReason: StopReason,
   records: readonly AttemptRecord[],
 ): SearchAttributeUpdatePair[] {
   const models = [...new Set(records.map((r) => r.model))];
+  const classes = classesMet(records);
   const lastFailure = records.findLast((r) => r.failure)?.failure?.class;
   return [
     { key: STOP_REASON, value: stopReason },
     { key: ATTEMPT_COUNT, value: records.length },
     ...(models.length > 0 ? [{ key: MODELS_TRIED, value: models }] : []),
     ...(lastFailure ? [{ key: LAST_FAILURE_CLASS, value: lastFailure }] : []),
+    ...(classes.length > 0 ? [{ key: CLASSES_MET, value: classes }] : []),
   ];
 }

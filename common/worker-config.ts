@@ -1,4 +1,5 @@
 import type { Pricing } from '../policy/index.js';
+import type { LimitsByKey } from './limits.js';
 
 /**
  * What workflow code learns of the worker it runs on: one local activity (`modelRetryConfig`) whose answer is
@@ -17,6 +18,11 @@ export interface WorkerConfig {
    * prices its attempts and their worst cases with them. Absent or empty: no model has a price.
    */
   pricing?: Record<string, Pricing>;
+  /**
+   * The providers file's limits, by provider or backend (see `LimitsByKey`): an attempt on a backend with a
+   * `requestsPerSecond` runs on that key's limit queue. Absent when the worker has none.
+   */
+  limits?: LimitsByKey;
 }
 
 /** The local activity that answers it (types only cross into the sandbox). */

@@ -3,7 +3,7 @@ import { loadTemporalTarget } from './connection.js';
 import { installMetricsRuntime } from './metrics.js';
 import { createDataConverter, describePayloadSettings } from '../payloads/data-converter.js';
 import type { PayloadSettings } from '../payloads/data-converter.js';
-import { createModelRetryWorker } from './worker.js';
+import { createModelRetryWorkers } from './worker.js';
 import { tracingFromEnv } from './tracing.js';
 import type { ActivityDeps } from '../activities/index.js';
 
@@ -48,7 +48,7 @@ export async function runWorkerProcess(options: RunWorkerOptions): Promise<void>
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const worker = await createModelRetryWorker({
+    const workers = await createModelRetryWorkers({
       connection,
       namespace: target.namespace,
       taskQueue: options.taskQueue,
@@ -64,7 +64,10 @@ export async function runWorkerProcess(options: RunWorkerOptions): Promise<void>
       `model-retry worker: polling task queue "${options.taskQueue}" on ${target.connectionOptions.address} ` +
         `(namespace ${target.namespace}); Ctrl-C to stop`,
     );
-    await worker.run();
+    for (const limited of workers.limitWorkers) {
+      log(`model-retry worker: polling limit queue "${limited.options.taskQueue}" too`);
+    }
+    await workers.run();
     log('model-retry worker: stopped');
   } finally {
     process.off('SIGINT', onSignal);

@@ -13,6 +13,12 @@ import {
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './config.js';
 import { ClaimCheckCodec } from '../payloads/claim-check-codec.js';
+import { providersFromEnv } from '../activities/providers/registry.js';
+import type { LimitsByKey } from '../common/limits.js';
+import { createLimitWorkers, rateLimitedKeys, workerGroup } from './limit-workers.js';
+import type { LimitWorkerBase, ModelRetryWorkers } from './limit-workers.js';
+
+export type { ModelRetryWorkers } from './limit-workers.js';
 
 /** Path of the workflows entry, as TypeScript source (tsx, tests) or compiled JavaScript (dist). */
 export function workflowsPath(): string {
@@ -82,22 +88,51 @@ export type WorkerTuning = Pick<
  */
 export const WORKER_TUNING: WorkerTuning = { maxConcurrentActivityTaskExecutions: 500 };
 
-/** A Temporal worker that runs model-retry's workflows and activities on one task queue. */
+/**
+ * A Temporal worker that runs model-retry's workflows and activities on one task queue.
+ * @throws Error when the providers have a `requestsPerSecond` limit: their limit queues need
+ * `createModelRetryWorkers`, which polls them too.
+ */
 export async function createModelRetryWorker(options: ModelRetryWorkerOptions): Promise<Worker> {
+  const { base, limits } = prepare(options);
+  const limited = rateLimitedKeys(limits).map(([key]) => key);
+  if (limited.length > 0) {
+    throw new Error(
+      `model-retry: the providers have requestsPerSecond limits (${limited.join(', ')}): use createModelRetryWorkers, which also polls their limit queues`,
+    );
+  }
   await checkWorkerSearchAttributes(options);
-  return Worker.create({
+  return mainWorker(options, base);
+}
+
+/**
+ * model-retry's workers of one process: the main task queue's, and one activity-only worker per rate-limited
+ * backend or provider of the providers file (its limit queue, `<taskQueue>/limit/<key>`), on one connection and
+ * sharing one set of activities (so `maxInFlight` holds for the process). Run them with `run()`.
+ */
+export async function createModelRetryWorkers(options: ModelRetryWorkerOptions): Promise<ModelRetryWorkers> {
+  const { base, limits } = prepare(options);
+  await checkWorkerSearchAttributes(options);
+  const worker = await mainWorker(options, base);
+  const limitWorkers = await createLimitWorkers(base, options.taskQueue, limits, options.warn);
+  return workerGroup(worker, limitWorkers);
+}
+
+/** The options every worker of the process shares, and the providers' limits. */
+function prepare(options: ModelRetryWorkerOptions): { base: LimitWorkerBase; limits: LimitsByKey } {
+  const deps = options.deps ?? {};
+  const providers = deps.providers ?? providersFromEnv(deps.env ?? process.env);
+  const activities = createActivities({
+    ...deps,
+    providers,
+    payloadStore:
+      deps.payloadStore ??
+      (options.dataConverter?.payloadCodecs ?? []).some((codec) => codec instanceof ClaimCheckCodec),
+  });
+  const base: LimitWorkerBase = {
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: workflowsPath() }),
-    activities: createActivities({
-      ...options.deps,
-      payloadStore:
-        options.deps?.payloadStore ??
-        (options.dataConverter?.payloadCodecs ?? []).some((codec) => codec instanceof ClaimCheckCodec),
-    }),
+    activities,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     // Attempts learn of cancellation only through heartbeat responses: let each heartbeat through (every 250 ms)
@@ -106,6 +141,21 @@ export async function createModelRetryWorker(options: ModelRetryWorkerOptions): 
     ...(options.heartbeatThrottleMs !== undefined
       ? { defaultHeartbeatThrottleInterval: options.heartbeatThrottleMs }
       : {}),
+    maxConcurrentActivityTaskExecutions:
+      options.tuning?.maxConcurrentActivityTaskExecutions ??
+      WORKER_TUNING.maxConcurrentActivityTaskExecutions,
+    ...(options.identity ? { identity: options.identity } : {}),
+  };
+  return { base, limits: providers.limits?.() ?? {} };
+}
+
+function mainWorker(options: ModelRetryWorkerOptions, base: LimitWorkerBase): Promise<Worker> {
+  return Worker.create({
+    ...base,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: workflowsPath() }),
     ...WORKER_TUNING,
     ...options.tuning,
     ...(options.identity ? { identity: options.identity } : {}),

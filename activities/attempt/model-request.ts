@@ -35,6 +35,8 @@ import {
 import { createDeltaPublisher } from './delta-publisher.js';
 import type { DeltaPublisher, StreamClientFactory } from './delta-publisher.js';
 import { observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
+import { NoSlotError } from './in-flight.js';
+import type { InFlightLimits, Release } from './in-flight.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -52,6 +54,8 @@ export interface ModelRequestDeps {
    * them), with the attempt's input.
    */
   onHeaders?: (input: ModelRequestInput, headers: Readonly<Record<string, string>>) => void;
+  /** The process's `maxInFlight` semaphores. @default none: no backend is limited */
+  inFlight?: InFlightLimits;
 }
 
 /** Builds the `modelRequest` activity. */
@@ -72,6 +76,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
     const sa = ready === undefined ? {} : { searchAttributesReady: ready };
     const stopHeartbeat = startHeartbeat(ctx, { startedAt } satisfies AttemptHeartbeat);
     let secrets: readonly string[] = [];
+    let release: Release | undefined;
     const publisher: DeltaPublisher | undefined = input.stream
       ? createDeltaPublisher(input.modelCallId, input.stream.batchMs, deps.streamClient)
       : undefined;
@@ -101,7 +106,17 @@ export function createModelRequest(deps: ModelRequestDeps) {
       const badSchema = schema === undefined ? undefined : unusableSchema(schema);
       if (badSchema !== undefined) throw failed(badSchema);
 
-      const request = requestSignal(ctx.cancellationSignal, input.timeoutMs);
+      // Waiting for a slot heartbeats (started above) and counts toward the attempt's timeout.
+      const slotFrom = now();
+      release = await takeSlot(deps.inFlight, input, ctx.cancellationSignal).catch((error: unknown) => {
+        throw error instanceof NoSlotError && error.reason === 'aborted'
+          ? cancelled()
+          : failed(noSlot(error));
+      });
+      const request = requestSignal(
+        ctx.cancellationSignal,
+        Math.max(1, input.timeoutMs - (now() - slotFrom)),
+      );
       let result: LanguageModelV4GenerateResult;
       try {
         const prompt = toPrompt(input.messages);
@@ -152,6 +167,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
       const success = successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() });
       return { ...success, ...structured, ...sa };
     } finally {
+      release?.();
       stopHeartbeat();
     }
   };
@@ -166,6 +182,28 @@ function answerFacts(resolved: ResolvedModel, result: LanguageModelV4GenerateRes
 
 function definedOnly(o: AnswerFacts): AnswerFacts {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as AnswerFacts;
+}
+
+/** A slot of the backend's `maxInFlight` (at once when it has none). */
+function takeSlot(
+  inFlight: InFlightLimits | undefined,
+  input: ModelRequestInput,
+  signal: AbortSignal,
+): Promise<Release> {
+  if (inFlight === undefined) return Promise.resolve(() => undefined);
+  return inFlight.acquire(input.model, signal, input.timeoutMs);
+}
+
+/**
+ * No slot came within the attempt's timeout: nothing was sent, and this worker is saturated on the backend, so
+ * the attempt ends like one that got no answer in time (`ResponseTimeout`: the call advances).
+ */
+function noSlot(error: unknown): ObservedError {
+  const message =
+    error instanceof NoSlotError
+      ? `${error.message} within the attempt's timeout: nothing was sent`
+      : String(error);
+  return { observation: { requestTimedOut: true }, message };
 }
 
 /** The model, or the observation of why the worker cannot make the request. */

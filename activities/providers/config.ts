@@ -17,6 +17,8 @@ import type { ModelConfig } from './models.js';
 import { baseURLCredentialProblems, checkHeadersFromEnv } from './credentials.js';
 import { checkHealthConfig } from './health-config.js';
 import type { ProviderHealthConfig } from './health-config.js';
+import { checkLimits } from './limits.js';
+import type { BackendLimits } from '../../common/limits.js';
 
 /** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
 export interface OpenAICompatibleProviderConfig {
@@ -118,13 +120,21 @@ export interface OpenAIResponsesProviderConfig {
   health?: ProviderHealthConfig;
 }
 
+/** What every provider type may carry besides its connection: limits (see `activities/providers/limits.ts`). */
+export interface ProviderLimitsConfig {
+  /** Limits of all this provider's models together. */
+  limits?: BackendLimits;
+}
+
 /** One provider's entry in the providers file. */
-export type ProviderConfig =
+export type ProviderConfig = (
   | OpenAICompatibleProviderConfig
   | OpenAIProviderConfig
   | AnthropicProviderConfig
   | GoogleProviderConfig
-  | OpenAIResponsesProviderConfig;
+  | OpenAIResponsesProviderConfig
+) &
+  ProviderLimitsConfig;
 
 /** The provider types a providers file may name. */
 export const PROVIDER_TYPES = [
@@ -167,12 +177,31 @@ export const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
 
+/** Fields every provider type has (the limits). */
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
-  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
-  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
-  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
-  'openai-responses': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health'],
+  'openai-compatible': [
+    'type',
+    'baseURL',
+    'apiKeyEnv',
+    'headers',
+    'headersFromEnv',
+    'models',
+    'health',
+    'limits',
+  ],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health', 'limits'],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health', 'limits'],
+  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health', 'limits'],
+  'openai-responses': [
+    'type',
+    'baseURL',
+    'apiKeyEnv',
+    'headers',
+    'headersFromEnv',
+    'models',
+    'health',
+    'limits',
+  ],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
@@ -244,6 +273,7 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
     ...checkHeaders(entry.headers, `${name}.headers`),
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
+    ...checkLimits(entry.limits, `${name}.limits`),
     ...checkModels(entry.models, `${name}.models`),
     ...checkHealthConfig(entry.health, `${name}.health`),
   ];

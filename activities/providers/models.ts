@@ -1,20 +1,24 @@
 /**
  * Settings per model in a provider's entry of the providers file (`"models": { "<model>": { ... } }`), checked
- * with the file; today a model's `pricing`, which a call's cost budget counts.
+ * with the file; a model's `pricing`, which a call's cost budget counts, and its `limits`.
  */
 import { pricingProblems } from '../../policy/index.js';
 import type { Pricing } from '../../policy/index.js';
+import type { BackendLimits } from '../../common/limits.js';
+import { checkLimits } from './limits.js';
 
 /** One model's settings in a provider's entry: `"models": { "fast": { "pricing": { ... } } }`. */
 export interface ModelConfig {
   /** USD per million tokens: what a call's cost budget counts when the provider reports no cost. */
   pricing?: Pricing;
+  /** Limits of this backend alone (`provider:model`); they replace the provider's for it. */
+  limits?: BackendLimits;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const MODEL_FIELDS = ['pricing'];
+const MODEL_FIELDS = ['pricing', 'limits'];
 
 /** `models`: model name -> `{ pricing }`, each price checked. */
 export function checkModels(value: unknown, at: string): string[] {
@@ -23,12 +27,19 @@ export function checkModels(value: unknown, at: string): string[] {
   if (!isRecord(value)) return [`\`${at}\` must be an object of model names to settings, like ${example}`];
   return Object.entries(value).flatMap(([model, entry]) => {
     const here = `${at}.${model}`;
-    if (!isRecord(entry)) return [`\`${here}\` must be an object, like { "pricing": { ... } }`];
+    if (model.trim() === '')
+      return [`\`${at}\` has an empty model name: name the model as in "provider:model"`];
+    if (!isRecord(entry))
+      return [`\`${here}\` must be an object, like { "pricing": { ... }, "limits": { ... } }`];
     const unknown = Object.keys(entry)
       .filter((key) => !MODEL_FIELDS.includes(key))
       .map((key) => `\`${here}.${key}\` is not a known field of a model (known: ${MODEL_FIELDS.join(', ')})`);
     const pricing = entry.pricing === undefined ? [] : pricingProblems(entry.pricing, `${here}.pricing`);
-    return [...unknown, ...pricing.map((p) => `\`${p.field}\` ${p.message}`)];
+    return [
+      ...unknown,
+      ...pricing.map((p) => `\`${p.field}\` ${p.message}`),
+      ...checkLimits(entry.limits, `${here}.limits`),
+    ];
   });
 }
 

@@ -20,6 +20,8 @@ import { pricingOf } from './models.js';
 import type { Pricing } from '../../policy/index.js';
 import { credentialFix, hasCredentials } from './credentials.js';
 import { createProviderFetch } from './transport.js';
+import { limitsOf } from './limits.js';
+import type { LimitsByKey } from '../../common/limits.js';
 import type { TransportOptions } from './transport.js';
 
 /** The environment keys are read from. */
@@ -56,6 +58,8 @@ export interface ProviderRegistry {
   pricing?(): Record<string, Pricing>;
   /** The config of `provider` (its `health` settings and the like); absent in registries tests build by hand. */
   configOf?(provider: string): ProviderConfig | undefined;
+  /** The config's limits by provider or backend (see `limitsOf`); none when absent. */
+  limits?(): LimitsByKey;
 }
 
 /** The worker cannot make the request: the attempt fails as `Misconfigured`. The message holds no secret. */
@@ -179,9 +183,11 @@ export function createProviderRegistry(
   // One dispatcher (connection pool) for every model of this registry.
   const fetch = createProviderFetch(options.transport);
   const prices = pricingOf(all);
+  const limits = Object.freeze(limitsOf(checked));
   return {
     names: () => Object.keys(all),
     pricing: () => ({ ...prices }),
+    limits: () => limits,
     configOf: (provider) => (Object.hasOwn(all, provider) ? all[provider] : undefined),
     resolve(model) {
       const { provider, modelId } = parseModelName(model);

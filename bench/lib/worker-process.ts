@@ -4,7 +4,7 @@
  * environment; argv: task queue, bundle path, tuning JSON. Prints `ready` once it polls; SIGTERM stops it.
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createModelRetryWorker } from '../../worker/worker.js';
+import { createModelRetryWorkers } from '../../worker/worker.js';
 import type { WorkerTuning } from '../../worker/worker.js';
 
 async function main(): Promise<void> {
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233',
   });
   try {
-    const worker = await createModelRetryWorker({
+    const workers = await createModelRetryWorkers({
       connection,
       namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
       taskQueue,
@@ -25,8 +25,8 @@ async function main(): Promise<void> {
       tuning: JSON.parse(tuningJson ?? '{}') as WorkerTuning,
       warn: (m) => console.error(m),
     });
-    process.once('SIGTERM', () => worker.shutdown());
-    const running = worker.run();
+    process.once('SIGTERM', () => workers.shutdown());
+    const running = workers.run();
     console.log('ready');
     await running;
   } finally {

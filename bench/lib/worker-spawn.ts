@@ -26,8 +26,10 @@ const SCRIPT = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 export async function startWorkerProcess(
   ctx: BenchContext,
   tuning: WorkerTuning = {},
+  /** A task queue shared with other processes, and environment over the bench's (a providers file). */
+  options: { taskQueue?: string; env?: Record<string, string> } = {},
 ): Promise<WorkerProcess> {
-  const taskQueue = `bench-proc-${randomUUID()}`;
+  const taskQueue = options.taskQueue ?? `bench-proc-${randomUUID()}`;
   const child = spawn(
     process.execPath,
     [
@@ -43,6 +45,7 @@ export async function startWorkerProcess(
       env: {
         ...process.env,
         ...ctx.workerEnv,
+        ...options.env,
         TEMPORAL_ADDRESS: ctx.address,
         TEMPORAL_NAMESPACE: ctx.namespace,
       },

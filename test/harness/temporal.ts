@@ -5,7 +5,7 @@ import type { DataConverter } from '@temporalio/common';
 import type { Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ActivityDeps } from '../../activities/index.js';
-import { createModelRetryWorker } from '../../worker/worker.js';
+import { createModelRetryWorkers } from '../../worker/worker.js';
 import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
 
 /** A connection to the run's dev server, with a client and a way to start workers on fresh task queues. */
@@ -53,7 +53,7 @@ export async function connectTestTemporal(
     client,
     async startWorker(options = {}) {
       const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
-      const worker = await createModelRetryWorker({
+      const workers = await createModelRetryWorkers({
         connection: nativeConnection,
         namespace,
         taskQueue,
@@ -65,13 +65,14 @@ export async function connectTestTemporal(
           ? { heartbeatThrottleMs: options.heartbeatThrottleMs }
           : {}),
       });
-      const done = worker.run();
+      const { worker } = workers;
+      const done = workers.run();
       const handle: TestWorker = {
         taskQueue,
         worker,
         async stop() {
           running.delete(handle);
-          if (worker.getState() === 'RUNNING') worker.shutdown();
+          workers.shutdown();
           await done;
         },
         done,

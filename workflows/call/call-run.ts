@@ -28,6 +28,8 @@ import { shareNotBefore } from '../../policy/shared-not-before.js';
 import type { CheckedOutput } from './call-output.js';
 import { Corrections } from './call-repair.js';
 import { jsonBytes } from '../turn/turn-input.js';
+import { attemptQueueOf } from '../../common/limits.js';
+import type { LimitsByKey } from '../../common/limits.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 
 /** How an attempt's activity ended, before anything is recorded or decided. */
@@ -54,6 +56,8 @@ export interface CallSetup {
   output: CheckedOutput | undefined;
   /** The call's budget, for the `budget` stop; absent for a call without one. */
   budget?: BudgetWatch | undefined;
+  /** The worker's limits (its `modelRetryConfig` answer): a rate-limited backend's attempts run on its queue. */
+  limits: LimitsByKey | undefined;
 }
 
 /**
@@ -142,7 +146,8 @@ export class CallRun {
       ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
     };
     try {
-      return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt) };
+      const taskQueue = attemptQueueOf(workflowInfo().taskQueue, record.model, this.call.limits);
+      return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt, taskQueue) };
     } catch (error) {
       return { kind: 'raised', error, outcome: outcomeOf(error, cancelRequested()) };
     }

@@ -91,7 +91,9 @@ export async function callModel(
   options.onStart?.({ callId, status, records });
   const stream = new CallStream(callId, streaming, options.stream);
   const shared = options.notBefore;
-  const history = await watchHistory(messages, tools, input.settings);
+  // Asked once per run at the first call's start (one marker in history): limits, prices and the payload store.
+  const config = await workerConfig();
+  const history = watchHistory(messages, tools, input.settings, config?.payloadStore === true);
   const budget = await watchBudget(input.budget, {
     backends,
     records,
@@ -113,6 +115,7 @@ export async function callModel(
     history,
     output,
     budget,
+    limits: config?.limits,
   });
   const run = { ...history.start(), ...(budget ? { budget: budget.outlook() } : {}) };
   const state = shared ? seededState(backends, shared) : initialState(backends.length);
@@ -144,19 +147,16 @@ export async function callModel(
 }
 
 /**
- * An input this large asks the worker whether it has a payload store (one local activity, one marker event):
- * with one, the input is stored as a reference and neither Temporal's 2 MB payload limit nor its size in
- * history applies to it. A smaller input never gets near either, so a common call asks nothing.
+ * The run's history watch. With a payload store, the input is stored as a reference and neither Temporal's 2 MB
+ * payload limit nor its size in history applies to it.
  */
-const ASK_PAYLOAD_STORE_BYTES = 256 * 1024;
-
-async function watchHistory(
+function watchHistory(
   messages: ModelRequestInput['messages'],
   tools: ModelRequestInput['tools'],
   settings: ModelCallInput['settings'],
-): Promise<HistoryWatch> {
+  payloadStore: boolean,
+): HistoryWatch {
   const inputBytes = jsonBytes({ messages, ...(tools ? { tools } : {}), ...(settings ? { settings } : {}) });
-  const payloadStore = inputBytes > ASK_PAYLOAD_STORE_BYTES && (await workerConfig())?.payloadStore === true;
   return new HistoryWatch(inputBytes, payloadStore);
 }
 

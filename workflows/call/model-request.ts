@@ -10,16 +10,20 @@ export const HEARTBEAT_TIMEOUT_MS = 10_000;
 /**
  * Runs one attempt's activity (`modelRequest`, activity id `<callId>.<attempt>`, no Temporal retry) with the
  * contract's timeouts: start-to-close T + grace, schedule-to-close the deadline less the reserve, a heartbeat
- * timeout, and `WAIT_CANCELLATION_COMPLETED` so a cancelled attempt reports how it ended.
+ * timeout, and `WAIT_CANCELLATION_COMPLETED` so a cancelled attempt reports how it ended. `taskQueue` is a
+ * rate-limited backend's own queue (`<taskQueue>/limit/<backend>`): an attempt waiting there for the limit is
+ * still bounded by its schedule-to-close (the deadline).
  */
 export function modelRequest(
   plan: ResolvedPlan,
   request: ModelRequestInput,
   scheduledAt: number,
+  taskQueue?: string,
 ): Promise<ModelRequestResult> {
   const scheduleToClose = scheduleToCloseMs(plan, scheduledAt);
   const { modelRequest: run } = proxyActivities<ModelRequestActivities>({
     activityId: request.modelCallId,
+    ...(taskQueue !== undefined ? { taskQueue } : {}),
     summary: `attempt ${request.attempt} · ${request.model}`,
     startToCloseTimeout: request.timeoutMs + START_TO_CLOSE_GRACE_MS,
     ...(scheduleToClose !== undefined ? { scheduleToCloseTimeout: scheduleToClose } : {}),

@@ -11,7 +11,7 @@ let asked: Promise<WorkerConfig | undefined> | undefined;
 
 /**
  * What the worker says of itself (`WorkerConfig`), asked once per run through a local activity (one marker
- * event) and only by a call that needs it, so a common call adds no event. `undefined` when the worker cannot
+ * event) at the first call's start, since any worker may have limits. `undefined` when the worker cannot
  * answer (a worker of the user's own without model-retry's activities): callers then assume the defaults.
  */
 export function workerConfig(): Promise<WorkerConfig | undefined> {
