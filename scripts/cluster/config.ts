@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { DEV_TIMER_MAX_TIME_SHIFT_MS } from '../../worker/dev-server.js';
 
 /** The services of a Temporal cluster, each a process of its own so that one can be killed alone. */
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
@@ -11,6 +14,20 @@ export type Service = (typeof SERVICES)[number];
 export const DYNAMIC_CONFIG_FILE = fileURLToPath(
   new URL('../../deploy/dynamicconfig/model-retry.yaml', import.meta.url),
 );
+
+/**
+ * What the test cluster sets on top of the shared dynamic config, and only this: the timer queue's look-ahead of
+ * the dev server the other tests run on (a 250 ms wait fires on time, not about a second late). A real cluster
+ * keeps Temporal's 1 s, which absorbs clock skew between its history hosts.
+ */
+export const TEST_DYNAMIC_CONFIG = {
+  'history.timerProcessorMaxTimeShift': [{ value: `${DEV_TIMER_MAX_TIME_SHIFT_MS}ms` }],
+};
+
+/** The test cluster's dynamic config: the shared file (`DYNAMIC_CONFIG_FILE`) with `TEST_DYNAMIC_CONFIG`. */
+export function testDynamicConfig(shared = DYNAMIC_CONFIG_FILE): Record<string, unknown> {
+  return { ...(parse(readFileSync(shared, 'utf8')) as Record<string, unknown>), ...TEST_DYNAMIC_CONFIG };
+}
 
 /** The persistence both the native cluster and docker-compose.yml use (compose's `DB`). */
 export const PERSISTENCE = {
@@ -30,10 +47,10 @@ export interface ClusterPorts {
 
 /**
  * The server's static config (`<root>/config/<env>.yaml`; 1.29 has no `--config-file`): PostgreSQL for the
- * default and the visibility store, one cluster, each service's ports on 127.0.0.1, the shared dynamic config,
- * no metrics listener (a fixed Prometheus address would clash between the per-service processes).
+ * default and the visibility store, one cluster, each service's ports on 127.0.0.1, `dynamicConfigFile` (the
+ * test cluster's, `testDynamicConfig`), no metrics listener (a fixed Prometheus address would clash between the per-service processes).
  */
-export function serverConfig(ports: ClusterPorts, dynamicConfigFile = DYNAMIC_CONFIG_FILE): object {
+export function serverConfig(ports: ClusterPorts, dynamicConfigFile: string): object {
   const store = (databaseName: string, maxConns: number) => ({
     sql: {
       pluginName: PERSISTENCE.plugin,
