@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -88,7 +89,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       postgres,
       kill9: (service) => killService(processes, service),
       async start(service) {
-        if (processes.get(service)?.exitCode === null) throw new Error(`${service} is already running`);
+        if (isRunning(processes.get(service))) throw new Error(`${service} is already running`);
         launch(service);
       },
       isRunning: (service) => isRunning(processes.get(service)),
@@ -106,17 +107,34 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 }
 
 async function allocatePorts(): Promise<ClusterPorts> {
-  const perService = async () =>
-    Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()]))) as Record<
-      Service,
-      number
-    >;
+  const perService = async (pick: () => Promise<number>) => {
+    const ports: Partial<Record<Service, number>> = {};
+    for (const s of SERVICES) ports[s] = await pick();
+    return ports as Record<Service, number>;
+  };
   return {
     postgres: await freePort(),
     frontendHttp: await freePort(),
-    grpc: await perService(),
-    membership: await perService(),
+    grpc: await perService(freePort),
+    membership: await perService(freeLowPort),
   };
+}
+
+/**
+ * A free port below 32768: the SQL membership table keeps a member's port as a `smallint`, so a membership port
+ * from the ephemeral range (what `freePort` gives) makes every service fail at start.
+ */
+async function freeLowPort(): Promise<number> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port below 32768');
 }
 
 /** `create-database`, `setup-schema -v 0.0`, `update-schema` for the default store and for visibility. */
