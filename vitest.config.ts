@@ -1,4 +1,25 @@
 import { defineConfig } from 'vitest/config';
+import type { TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * The cluster tier (`npm run test:cluster`, which sets MODEL_RETRY_CLUSTER_TIER=1; not part of `npm test`): the
+ * chaos files and the scenario suite (on a fixed seed) again, with every Temporal server a cluster of separate
+ * service processes on PostgreSQL (`scripts/cluster/`), and test/cluster (service kills, PostgreSQL restarts,
+ * Toxiproxy partitions and transport faults). One file at a time: kills and partitions must not share the
+ * machine with another file's load.
+ */
+const cluster: TestProjectInlineConfiguration = {
+  test: {
+    name: 'cluster',
+    include: ['test/cluster/**/*.test.ts', 'test/chaos/**/*.test.ts', 'test/scenario/**/*.test.ts'],
+    globalSetup: ['test/harness/global-setup.ts'],
+    setupFiles: ['test/harness/setup-runtime.ts', 'test/harness/no-secrets-setup.ts'],
+    env: { MODEL_RETRY_TEST_SERVER: 'cluster', SCENARIO_SEED: '20261202', SCENARIO_RUNS: '25' },
+    fileParallelism: false,
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
+  },
+};
 
 /**
  * Projects: `unit` (pure code and history replay, no server), `integration` (one real Temporal dev server per
@@ -68,6 +89,7 @@ export default defineConfig({
           hookTimeout: 240_000,
         },
       },
+      ...(process.env.MODEL_RETRY_CLUSTER_TIER === '1' ? [cluster] : []),
     ],
   },
 });

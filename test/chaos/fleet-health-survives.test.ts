@@ -43,7 +43,10 @@ describe('fleet health survives its workers and its server', () => {
   it('kill -9 every worker while a backend is open: new workers still see it open; the same after a server restart', async () => {
     fx.lp.script('a', [rateLimited(600), { ...ok('from a'), repeat: true }]);
     fx.lp.script('b', [{ ...ok('from b'), repeat: true }]);
-    let workers: WorkerProcess[] = await Promise.all([fx.startWorker(HEALTH), fx.startWorker(HEALTH)]);
+    let workers: WorkerProcess[] = await Promise.all([
+      fx.startWorker({ env: HEALTH }),
+      fx.startWorker({ env: HEALTH }),
+    ]);
 
     const first = await call(1);
     expect(first.records.map((r) => r.failure?.class)).toEqual(['RateLimited', undefined]);
@@ -51,7 +54,7 @@ describe('fleet health survives its workers and its server', () => {
     expect(open.breaker.reason).toBe('retry-after');
 
     await Promise.all(workers.map((w) => w.kill9()));
-    workers = await Promise.all([fx.startWorker(HEALTH), fx.startWorker(HEALTH)]);
+    workers = await Promise.all([fx.startWorker({ env: HEALTH }), fx.startWorker({ env: HEALTH })]);
     const second = await call(2);
     expect(second.records.map((r) => r.failure?.class)).toEqual(['CoolingDown', undefined]);
     expect(second.result?.output.text).toBe('from b');

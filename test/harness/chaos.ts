@@ -9,8 +9,6 @@ import type { ApplicationFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { expect } from 'vitest';
 import { readCallHistory } from '../../client/history-reader.js';
-import { startDevServer } from '../../worker/dev-server.js';
-import type { DevServer } from '../../worker/dev-server.js';
 import { startLoopbackProvider } from '../../loopback/index.js';
 import type { LoopbackProvider } from '../../loopback/index.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
@@ -19,25 +17,38 @@ import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow
 import { TEST_API_KEY, TEST_SECRETS, expectNoSecrets } from './model-call.js';
 import { leakReport, sweepHistories } from './secret-scan.js';
 import { leakNeedles } from './secrets.js';
-import { devServerPid, isAlive, startWorkerProcess, until } from './processes.js';
+import { startWorkerProcess } from './processes.js';
 import type { WorkerProcess } from './processes.js';
 import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
+import { startTestServer } from './test-server.js';
+import type { TestServer } from './test-server.js';
 
 /**
- * What a chaos test works with: a dev server of its own on a SQLite file in a temp dir (so it can be killed
- * and restarted on the same file and port), a loopback provider in the test process, a providers file that
- * points `local:*` at it, a client, and `model-retry worker` processes on one task queue.
+ * What a chaos test works with: a Temporal server of its own (`startTestServer`: a dev server on a SQLite file
+ * in a temp dir, or a cluster on PostgreSQL in the cluster tier; either can be killed and restarted on the same
+ * data and port), a loopback provider in the test process, a providers file that points `local:*` at it, a
+ * client, and `model-retry worker` processes on one task queue.
  */
 export interface ChaosFixture {
-  server: DevServer;
+  server: TestServer;
   dbFilename: string;
   client: Client;
   lp: LoopbackProvider;
   taskQueue: string;
-  /** Starts a `model-retry worker` process on the task queue (with more environment) and resolves once it polls. */
-  startWorker(env?: NodeJS.ProcessEnv): Promise<WorkerProcess>;
-  /** `kill -9` the dev server, wait until it is gone, start it again on the same SQLite file and port. */
+  /**
+   * Starts a `model-retry worker` process on the task queue and resolves once it polls. `temporalAddress`: the
+   * address it dials instead of the server's (a proxy in between); `providersFile`: another providers file;
+   * `env`: more environment.
+   */
+  startWorker(options?: {
+    temporalAddress?: string;
+    providersFile?: string;
+    env?: NodeJS.ProcessEnv;
+  }): Promise<WorkerProcess>;
+  /** `kill -9` the server, wait until it is gone, start it again on the same data and port. */
   killAndRestartServer(): Promise<void>;
+  /** Writes a providers file (with the test key's variable) in the fixture's folder; returns its path. */
+  writeProviders(name: string, providers: Record<string, unknown>): string;
   close(): Promise<void>;
 }
 
@@ -45,15 +56,15 @@ export async function chaosFixture(): Promise<ChaosFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'model-retry-chaos-'));
   const dbFilename = join(dir, 'chaos.sqlite');
   const lp = await startLoopbackProvider();
-  let server = await startDevServer({ dbFilename });
-  const port = Number(server.address.slice(server.address.lastIndexOf(':') + 1));
-  const providersFile = join(dir, 'providers.json');
-  writeFileSync(
-    providersFile,
-    JSON.stringify({
-      local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'CHAOS_LOOPBACK_KEY' },
-    }),
-  );
+  const server = await startTestServer({ dbFilename });
+  const writeProviders = (name: string, providers: Record<string, unknown>) => {
+    const file = join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify(providers));
+    return file;
+  };
+  const providersFile = writeProviders('providers', {
+    local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'CHAOS_LOOPBACK_KEY' },
+  });
   // The test's own connection (not the server env's), so it outlives a server restart and reconnects.
   const connection = await Connection.connect({
     address: server.address,
@@ -62,39 +73,29 @@ export async function chaosFixture(): Promise<ChaosFixture> {
   const client = new Client({ connection, namespace: server.namespace });
   const taskQueue = `chaos-${randomUUID()}`;
   const workers: WorkerProcess[] = [];
-  const stale: DevServer[] = [];
   return {
-    get server() {
-      return server;
-    },
+    server,
     dbFilename,
     client,
     lp,
     taskQueue,
-    async startWorker(env = {}) {
+    writeProviders,
+    async startWorker(options = {}) {
       const worker = await startWorkerProcess({
-        address: server.address,
+        address: options.temporalAddress ?? server.address,
         taskQueue,
-        providersFile,
-        env: { ...env, CHAOS_LOOPBACK_KEY: TEST_API_KEY },
+        providersFile: options.providersFile ?? providersFile,
+        env: { ...options.env, CHAOS_LOOPBACK_KEY: TEST_API_KEY },
       });
       workers.push(worker);
       return worker;
     },
-    async killAndRestartServer() {
-      const pid = devServerPid(dbFilename);
-      process.kill(pid, 'SIGKILL');
-      await until('the killed dev server to be gone', () => (isAlive(pid) ? undefined : true), 30_000);
-      stale.push(server);
-      server = await startDevServer({ dbFilename, port });
-    },
+    killAndRestartServer: () => server.killAndRestart(),
     async close() {
       await Promise.all(workers.map((w) => w.stop()));
       // Every history this file's server holds, scanned for the credentials before the server goes.
       const { leaks } = await sweepHistories(client, leakNeedles(TEST_SECRETS));
       await connection.close();
-      // The killed server's environment only has connections left to close.
-      for (const s of stale) await s.stop().catch(() => undefined);
       await server.stop();
       await lp.close();
       rmSync(dir, { recursive: true, force: true });

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { startDevServer } from '../../worker/dev-server.js';
 import { workflowsPath } from '../../worker/worker.js';
 import { leakReport, sweepHistories } from './secret-scan.js';
 import { leakNeedles, makeTestSecrets } from './secrets.js';
 import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
+import { startTestServer, testServerKind } from './test-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -19,14 +19,15 @@ declare module 'vitest' {
 }
 
 /**
- * One real Temporal dev server for the whole integration run, and the workflow bundle built once. Test files
+ * One real Temporal server for the whole run (the dev server; a cluster on PostgreSQL where the project's env
+ * says `MODEL_RETRY_TEST_SERVER=cluster`), and the workflow bundle built once. Test files
  * connect to it by address and start their own workers, each on its own task queue. The run's test credentials
  * are made here too (`inject('testSecrets')`), and at the end every history on the server is scanned for them.
  */
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'model-retry-test-'));
   const [server, bundle] = await Promise.all([
-    startDevServer({ dbFilename: join(dir, 'test.sqlite') }),
+    startTestServer({ kind: testServerKind(project.config.env), dbFilename: join(dir, 'test.sqlite') }),
     bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietLogger }),
   ]);
   const workflowBundlePath = join(dir, 'workflow-bundle.js');
