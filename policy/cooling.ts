@@ -44,6 +44,8 @@ export function coolingWait(
   next.round += 1;
   next.backend = target;
   next.sameBackendRetries = 0;
+  // A new round on another backend: it gets the original request, not the corrections of a repair.
+  next.repairs = 0;
   const round = `every backend left is cooling down: round ${next.round} starts at backend ${target} after ${waitMs} ms (cooling)`;
   return { kind: 'attempt', backend: target, waitMs, action, why: `${why}; ${round}`, state: next };
 }

@@ -152,6 +152,31 @@ describe('the AI SDK in workflow code: durableModel', () => {
     expect(fx.lp.requestCount(m.id)).toBe(1);
   });
 
+  it('runs generateObject through the structured-output path: a mismatch is repaired on the same backend', async () => {
+    const m = fx.model();
+    // The first answer lacks `celsius` (and comes fenced); the repair answers in full.
+    fx.lp.script(m.id, [
+      ok('```json\n{"city":"Paris"}\n```'),
+      ok('```json\n{"city":"Paris","celsius":21}\n```'),
+    ]);
+    const handle = await start(mr, 'durableObjectWorkflow', {
+      model: m.name,
+      prompt: PROMPT,
+      options: { retry: { waits: [10] } },
+    });
+    const run = await finish<unknown>(handle);
+    expect(run.result).toEqual({ city: 'Paris', celsius: 21 });
+    expect(story(run.records)).toEqual([
+      { backend: 0, outcome: 'failed', class: 'SchemaMismatch', action: 'repair', retryInMs: 0 },
+      { backend: 0, outcome: 'succeeded' },
+    ]);
+    // The repair carries the bad answer and the validator's complaint about the missing field.
+    const repair = JSON.stringify(fx.lp.requests(m.id)[1]?.body);
+    expect(repair).toContain('celsius');
+    expect(repair).toContain('{\\"city\\":\\"Paris\\"}');
+    expect(fx.lp.requestCount(m.id)).toBe(2);
+  });
+
   it('refuses a bad plan, naming the field, before any request', async () => {
     const m = fx.model();
     const run = await runAgent(mr, 'durableAgentWorkflow', {

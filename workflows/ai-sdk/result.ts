@@ -28,7 +28,10 @@ export interface ModelRetryMetadata {
 /** The answer as `doGenerate` returns it. */
 export function generateResult(result: ModelCallResult): LanguageModelV4GenerateResult {
   const content: LanguageModelV4Content[] = [];
-  if (result.output.text !== '') content.push({ type: 'text', text: result.output.text });
+  // A structured answer goes back as the object model-retry validated, not the raw text (which a provider asked
+  // through instructions may have wrapped in a code fence the AI SDK's own parser would refuse).
+  const text = result.output.object !== undefined ? JSON.stringify(result.output.object) : result.output.text;
+  if (text !== '') content.push({ type: 'text', text });
   for (const call of result.output.toolCalls) {
     content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.args });
   }

@@ -31,6 +31,15 @@ describe('CoolingDown in the call policy', () => {
     expect(b.state).toMatchObject({ waitsTaken: 0, round: 2, attempts: 3 });
   });
 
+  it('the cooling wait starts another backend afresh: no repair of the last one carries over', () => {
+    const p = plan({ waits: [100], deadlineInMs: 600_000 });
+    const a = decide(p, first(2), cooling(30_000), 0, fixedRandom(0));
+    // B was repairing (one repair in a row) when it went cooling too: A is tried next, with the original request.
+    const b = decide(p, { ...a.state, repairs: 1 }, cooling(40_000), 5, fixedRandom(0));
+    expect(b).toMatchObject({ kind: 'attempt', backend: 0 });
+    expect(b.state.repairs).toBe(0);
+  });
+
   it('a single cooling backend waits for itself even with the waits used up', () => {
     const p = plan({ waits: [100] });
     const s: CallState = { ...first(1), waitsTaken: 1 };
