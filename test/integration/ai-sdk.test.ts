@@ -177,6 +177,38 @@ describe('the AI SDK in workflow code: durableModel', () => {
     expect(fx.lp.requestCount(m.id)).toBe(2);
   });
 
+  it("keeps one budget across a durable model's requests: the second stops `budget` before it is sent", async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [
+      toolCall('weather', { city: 'Paris' }, { usage: { inputTokens: 1000, outputTokens: 500 } }),
+      ok('Sunny in Paris.'),
+    ]);
+    const handle = await start(mr, 'durableAgentWorkflow', {
+      model: m.name,
+      prompt: PROMPT,
+      // The first request spends 1,500 tokens; the second's worst case (its input + the largest output seen)
+      // would pass 1,600 together with it.
+      options: { budget: { maxTotalTokens: 1600 } },
+    });
+    const run = await finish<AgentOutput>(handle);
+    const details = run.failure?.details as ModelCallFailedDetails | undefined;
+    expect(details?.stopReason).toBe('budget');
+    expect(details?.spent?.totalTokens).toBe(1500);
+    expect(fx.lp.requestCount(m.id)).toBe(1);
+  });
+
+  it('refuses an option durableModel does not know, naming it, before any request', async () => {
+    const m = fx.model();
+    const handle = await start(mr, 'durableAgentWorkflow', {
+      model: m.name,
+      prompt: PROMPT,
+      options: { budjet: { maxTotalTokens: 10 } } as never,
+    });
+    const run = await finish<AgentOutput>(handle);
+    expect(run.failure?.message).toMatch(/budjet/);
+    expect(fx.lp.requestCount(m.id)).toBe(0);
+  });
+
   it('refuses a bad plan, naming the field, before any request', async () => {
     const m = fx.model();
     const run = await runAgent(mr, 'durableAgentWorkflow', {

@@ -188,6 +188,20 @@ describe('fleet health', () => {
     expect(fx.lp.requestCount(d.id)).toBe(2);
   });
 
+  it('a worker that could not make the request (Misconfigured: no price under a cost budget) reports nothing of the backend', async () => {
+    const [x, b] = [model('x'), model('b')];
+    fx.lp.script(x.id, [{ ...ok('from x'), repeat: true }]);
+    fx.lp.script(b.id, [{ ...ok('from b'), repeat: true }]);
+    const refused = await run({ model: x.name, prompt: 'hi', budget: { maxCostUsd: 1 } });
+    expect(story(refused.records)).toMatchObject([{ outcome: 'failed', class: 'Misconfigured' }]);
+    // A later call's outcome on another backend reaches its health workflow: the worker has flushed since.
+    await run({ model: b.name, prompt: 'hi' });
+    await until(fx.temporal.client, b.name, (s) => s.breaker.recent.length > 0);
+    const seen = await readHealth(fx.temporal.client, healthWorkflowId(taskQueue, x.name));
+    expect(seen?.breaker.recent ?? []).toEqual([]);
+    expect(fx.lp.requestCount(x.id)).toBe(0);
+  });
+
   it('model-retry health lists every backend with its state; health reset BACKEND closes one', async () => {
     const [e, b] = [model('e'), model('b')];
     fx.lp.script(e.id, [rateLimited(600), { ...ok('from e'), repeat: true }]);

@@ -6,11 +6,14 @@ import type {
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
-import type { RetryPlan } from '../../policy/index.js';
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { Budget, RetryPlan } from '../../policy/index.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 import type { ModelCallInput, ModelCallResult } from '../../common/call.js';
 import type { StreamOptions } from '../../common/stream.js';
-import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
+import { INVALID_MODEL_CALL_INPUT, MODEL_CALL_FAILED } from '../../common/call.js';
+import type { ModelCallFailedDetails } from '../../common/call.js';
+import type { SpentBefore } from '../call/budget-watch.js';
 import { callModel } from '../call/model-call.js';
 import { InvalidModelCallInputError } from '../call/input-error.js';
 import { inputFailure } from '../call/input-failure.js';
@@ -35,7 +38,22 @@ export interface DurableModelOptions {
   stream?: boolean | StreamOptions;
   /** The workflow's own `WorkflowStream`, when it made one (a workflow has one stream). */
   workflowStream?: WorkflowStream;
+  /**
+   * What everything this model object asks may spend together (failed attempts included), like an agent turn's
+   * budget across its calls: a request whose next attempt would pass it stops `budget` (`ModelCallFailed`).
+   */
+  budget?: Budget;
 }
+
+const OPTION_KEYS: readonly string[] = [
+  'retry',
+  'deadline',
+  'deadlineInMs',
+  'reserveMs',
+  'stream',
+  'workflowStream',
+  'budget',
+];
 
 /** What a call's input may carry beyond `ModelCallInput` on this branch: structured output. */
 type RequestInput = ModelCallInput & { output?: { schema: Record<string, unknown>; repairs?: number } };
@@ -55,11 +73,21 @@ export class DurableLanguageModel implements LanguageModelV4 {
   readonly supportedUrls: Record<string, RegExp[]> = { '*': [/^/] };
   private readonly chain: string[];
   private readonly notBefore: SharedNotBefore = {};
+  /** What this model object's requests spent so far, under a `budget`. */
+  private spent: SpentBefore | undefined;
 
   constructor(
     model: string | string[],
     private readonly options: DurableModelOptions = {},
   ) {
+    const unknown = Object.keys(options).find((key) => !OPTION_KEYS.includes(key));
+    if (unknown !== undefined) {
+      const error = new InvalidModelCallInputError(
+        unknown,
+        `not an option of durableModel (known: ${OPTION_KEYS.join(', ')}): remove it or fix its name`,
+      );
+      throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
+    }
     this.chain = typeof model === 'string' ? [model] : [...model];
     this.modelId = this.chain.join(',');
   }
@@ -87,19 +115,42 @@ export class DurableLanguageModel implements LanguageModelV4 {
   ): Promise<ModelCallResult> {
     let input: RequestInput;
     try {
+      const request = convertRequest(options);
+      // A structured answer is validated whole, so it is not streamed (model-retry refuses `stream` with a
+      // schema); `streamText` with `Output.object` gets its parts when the attempt ends.
+      const streams = stream !== false && request.output === undefined;
       input = {
         model: this.chain,
-        ...convertRequest(options),
+        ...request,
         ...this.plan(),
-        ...(stream !== false ? { stream } : {}),
+        ...(streams ? { stream } : {}),
+        ...(this.options.budget !== undefined ? { budget: this.options.budget } : {}),
       };
     } catch (error) {
       throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
     }
-    return callModel(input, {
-      notBefore: this.notBefore,
-      ...(this.options.workflowStream ? { stream: this.options.workflowStream } : {}),
-    });
+    try {
+      const result = await callModel(input, {
+        notBefore: this.notBefore,
+        ...(this.spent ? { spentBefore: this.spent } : {}),
+        ...(this.options.workflowStream ? { stream: this.options.workflowStream } : {}),
+      });
+      this.count(result.spent, result.usage?.outputTokens);
+      return result;
+    } catch (error) {
+      if (error instanceof ApplicationFailure && error.type === MODEL_CALL_FAILED) {
+        const details = error.details?.[0] as ModelCallFailedDetails | undefined;
+        this.count(details?.spent, undefined);
+      }
+      throw error;
+    }
+  }
+
+  /** Keeps what the model object spent (each call's `spent` counts from what came before it). */
+  private count(spent: ModelCallResult['spent'], outputTokens: number | undefined): void {
+    if (spent === undefined) return;
+    const largestOutput = Math.max(this.spent?.largestOutput ?? 0, outputTokens ?? 0);
+    this.spent = { spent, largestOutput };
   }
 
   /** The plan with the model's deadline in it; a deadline without a plan bounds a single attempt. */
