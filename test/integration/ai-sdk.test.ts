@@ -191,7 +191,7 @@ describe('the AI SDK in workflow code: durableModel', () => {
       options: { budget: { maxTotalTokens: 1600 } },
     });
     const run = await finish<AgentOutput>(handle);
-    const details = run.failure?.details as ModelCallFailedDetails | undefined;
+    const details = run.failure?.details?.[0] as ModelCallFailedDetails | undefined;
     expect(details?.stopReason).toBe('budget');
     expect(details?.spent?.totalTokens).toBe(1500);
     expect(fx.lp.requestCount(m.id)).toBe(1);
