@@ -27,6 +27,11 @@ interface Entry {
   settings: BreakerSettings;
   breaker: Breaker;
   pending: AttemptOutcome[];
+  /**
+   * Outcomes sent, with when their signal was accepted: until a state read from after then (the workflow has
+   * them), they stay applied to the local copy, so a read that raced the signal cannot undo what they did.
+   */
+  sent: { outcomes: AttemptOutcome[]; at: number }[];
   /** The workflow time of the latest state applied (epoch ms; 0 before the first read). */
   asOf: number;
   /** The trips the workflow had counted when last read (-1 before the first read): the counter adds the rest. */
@@ -128,6 +133,7 @@ export class HealthMonitor {
         settings,
         breaker: initialBreaker(0, settings),
         pending: [],
+        sent: [],
         claims: [],
         lastUsed: 0,
         tripsSeen: -1,
@@ -155,8 +161,12 @@ export class HealthMonitor {
         .filter((e) => e.pending.length > 0)
         .map(async (e) => {
           const outcomes = e.pending.splice(0);
+          // The workflow's state has them once it was read from a task that started after the signal; taking the
+          // time before sending errs towards forgetting them a moment early, never towards counting them twice.
+          const at = Date.now();
           try {
             await this.signal(e, HEALTH_OUTCOMES_SIGNAL, { outcomes, settings: e.settings });
+            e.sent.push({ outcomes, at });
           } catch {
             e.pending.unshift(...outcomes);
           }
@@ -184,11 +194,11 @@ export class HealthMonitor {
     if (snapshot === undefined || snapshot.asOf < entry.asOf) return;
     entry.asOf = snapshot.asOf;
     const local = entry.breaker;
-    // Outcomes not yet sent stay in the local copy until the workflow has them.
-    const read = entry.pending.reduce(
-      (b, o) => recordOutcome(b, o, Date.now(), entry.settings),
-      snapshot.breaker,
-    );
+    // Outcomes the workflow may not have yet (not sent, or sent after the state read was made) stay in the local
+    // copy until it has them.
+    entry.sent = entry.sent.filter((batch) => batch.at > snapshot.asOf);
+    const unseen = [...entry.sent.flatMap((batch) => batch.outcomes), ...entry.pending];
+    const read = unseen.reduce((b, o) => recordOutcome(b, o, Date.now(), entry.settings), snapshot.breaker);
     const ownOpening =
       local.phase === 'open' && local.since > snapshot.asOf && (local.until ?? 0) > Date.now();
     entry.breaker = ownOpening && read.phase !== 'open' ? local : read;

@@ -7,7 +7,7 @@ import { readHealth } from '../../activities/health/read.js';
 import { healthWorkflowId } from '../../common/health.js';
 import type { HealthSnapshot } from '../../common/health.js';
 import type { ModelCallInput } from '../../common/call.js';
-import { fail, ok, rateLimited } from '../../loopback/index.js';
+import { fail, ok, rateLimited, slow } from '../../loopback/index.js';
 import { TEST_SECRETS, finishCall, story } from '../harness/model-call.js';
 import type { CallRun } from '../harness/model-call.js';
 import { startModelCall } from '../../client/model-call-client.js';
@@ -36,6 +36,14 @@ describe('fleet health', () => {
           baseURL: fx.lp.openaiBaseURL,
           apiKeyEnv: 'LOOPBACK_KEY',
           health: { trip: { failures: 3, windowMs: 60_000 }, coolDownMs: 3_000 },
+        },
+        // A longer cool-down, so that a slow probe answers well within it (a probe that never reports within a
+        // cool-down is released).
+        hs: {
+          type: 'openai-compatible',
+          baseURL: fx.lp.openaiBaseURL,
+          apiKeyEnv: 'LOOPBACK_KEY',
+          health: { trip: { failures: 3, windowMs: 60_000 }, coolDownMs: 20_000 },
         },
       },
       { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey } },
@@ -145,8 +153,18 @@ describe('fleet health', () => {
   });
 
   it('half-open sends one probe fleet-wide, and its answer closes the backend', async () => {
-    const [a, b] = [model('a'), model('b')];
-    fx.lp.script(a.id, [fail(503), fail(503), fail(503), { ...ok('a is back'), repeat: true }]);
+    const a = { ...model('a'), name: '' };
+    a.name = `hs:${a.id}`;
+    const b = model('b');
+    // The probe's answer takes 8 s, so every call below asks while it is in flight (however loaded the machine),
+    // and none is sent after the backend closed (which would be right, but not what this test counts).
+    fx.lp.script(a.id, [
+      fail(503),
+      fail(503),
+      fail(503),
+      slow(8_000, ok('a is back')),
+      { ...ok('a is back'), repeat: true },
+    ]);
     fx.lp.script(b.id, [{ ...ok('from b'), repeat: true }]);
     await run({
       model: [a.name, b.name],

@@ -43,9 +43,13 @@ describe('limits in the providers file', () => {
       '`local.limits.rps` is not a known limit (known: requestsPerSecond, maxInFlight)',
     ],
     [{ limits: 5 }, '`local.limits` must be an object like'],
-    [{ models: [] }, '`local.models` must be an object of model names to entries'],
+    [{ models: [] }, '`local.models` must be an object of model names to settings'],
     [{ models: { fast: { limits: { maxInFlight: -1 } } } }, '`local.models.fast.limits.maxInFlight` must be'],
-    [{ models: { fast: { pricing: {} } } }, '`local.models.fast.pricing` is not a known field of a model'],
+    // One `models` map holds a model's limits and its pricing (budgets): anything else is refused.
+    [
+      { models: { fast: { price: {} } } },
+      '`local.models.fast.price` is not a known field of a model (known: pricing, limits)',
+    ],
   ])('refuses %j naming the field', (extra, message) => {
     expect(problems({ local: { ...local, ...extra } }).join('\n')).toContain(message);
   });

@@ -44,21 +44,21 @@ describe('the history scan for credentials', () => {
   it.each([
     [
       'the failure message of an attempt',
-      '7',
+      '8',
       `${FAILURE}.message`,
       () => `invalid api key: Bearer ${secrets.apiKey}`,
       'Bearer sk-loopback-SECRET-<masked>',
     ],
     [
       "the attempt's stack trace",
-      '7',
+      '8',
       `${FAILURE}.stackTrace`,
       (t: string) => `${t}\n    at ${secrets.anthropicKey}`,
       'sk-ant-loopback-SECRET-<masked>',
     ],
     [
       "the attempt's failure details (a base64 payload)",
-      '7',
+      '8',
       `${FAILURE}.applicationFailureInfo.details.payloads.0.data`,
       (t: string) => t.replace('"message":"', `"message":"x-api-key: ${secrets.anthropicKey} `),
       'sk-ant-loopback-SECRET-<masked>',
@@ -72,7 +72,7 @@ describe('the history scan for credentials', () => {
     ],
     [
       "an activity's summary (user metadata)",
-      '5',
+      '6',
       'userMetadata.summary.data',
       (t: string) => t.replace(/"$/, ` ${secrets.apiKey}"`),
       'sk-loopback-SECRET-<masked>',
@@ -96,7 +96,7 @@ describe('the history scan for credentials', () => {
 
   it("does not match another run's credentials", () => {
     const other = makeTestSecrets();
-    const text = tampered('7', `${FAILURE}.message`, () => other.apiKey);
+    const text = tampered('8', `${FAILURE}.message`, () => other.apiKey);
     expect(findLeaks(text, needles)).toEqual([]);
     expect(findLeaks(text, leakNeedles(other))).toHaveLength(1);
   });
