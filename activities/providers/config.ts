@@ -21,7 +21,7 @@ import { checkLimits } from './limits.js';
 import type { BackendLimits } from '../../common/limits.js';
 
 /** An OpenAI-compatible chat completions server (vLLM, Ollama, LM Studio, OpenRouter, the loopback provider...). */
-export interface OpenAICompatibleProviderConfig {
+export interface OpenAICompatibleProviderConfig extends ProviderSettings {
   type: 'openai-compatible';
   /** The API's base URL, up to and including `/v1`. */
   baseURL: string;
@@ -29,16 +29,10 @@ export interface OpenAICompatibleProviderConfig {
   apiKeyEnv?: string;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
-  /** Headers whose values are read from the worker's environment: header name -> variable name. */
-  headersFromEnv?: Record<string, string>;
-  /** Settings per model (the `model` of `provider:model`). */
-  models?: Record<string, ModelConfig>;
-  /** Fleet health settings of this provider (see `health-config.ts`). */
-  health?: ProviderHealthConfig;
 }
 
 /** OpenAI's own API (`@ai-sdk/openai`, Chat Completions), or a proxy in front of it. */
-export interface OpenAIProviderConfig {
+export interface OpenAIProviderConfig extends ProviderSettings {
   type: 'openai';
   /**
    * The API's base URL, up to and including `/v1`.
@@ -49,16 +43,10 @@ export interface OpenAIProviderConfig {
   apiKeyEnv?: string;
   /** Extra headers sent with every request (`OpenAI-Organization`, `OpenAI-Project`, ...). */
   headers?: Record<string, string>;
-  /** Headers whose values are read from the worker's environment: header name -> variable name. */
-  headersFromEnv?: Record<string, string>;
-  /** Settings per model (the `model` of `provider:model`). */
-  models?: Record<string, ModelConfig>;
-  /** Fleet health settings of this provider (see `health-config.ts`). */
-  health?: ProviderHealthConfig;
 }
 
 /** Anthropic's messages API (`@ai-sdk/anthropic`), or a proxy in front of it. */
-export interface AnthropicProviderConfig {
+export interface AnthropicProviderConfig extends ProviderSettings {
   type: 'anthropic';
   /**
    * The API's base URL, up to and including `/v1` (`/messages` is appended); a URL with no path at all, as
@@ -70,16 +58,10 @@ export interface AnthropicProviderConfig {
   apiKeyEnv?: string;
   /** Extra headers sent with every request (`anthropic-beta`, ...). */
   headers?: Record<string, string>;
-  /** Headers whose values are read from the worker's environment: header name -> variable name. */
-  headersFromEnv?: Record<string, string>;
-  /** Settings per model (the `model` of `provider:model`). */
-  models?: Record<string, ModelConfig>;
-  /** Fleet health settings of this provider (see `health-config.ts`). */
-  health?: ProviderHealthConfig;
 }
 
 /** Google's Gemini API (`@ai-sdk/google`, `generateContent`), or a proxy in front of it. */
-export interface GoogleProviderConfig {
+export interface GoogleProviderConfig extends ProviderSettings {
   type: 'google';
   /**
    * The API's base URL, up to and including the version (`/v1beta`); `/models/<model>:generateContent` is
@@ -92,16 +74,10 @@ export interface GoogleProviderConfig {
   apiKeyEnv?: string;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
-  /** Headers whose values are read from the worker's environment: header name -> variable name. */
-  headersFromEnv?: Record<string, string>;
-  /** Settings per model (the `model` of `provider:model`). */
-  models?: Record<string, ModelConfig>;
-  /** Fleet health settings of this provider (see `health-config.ts`). */
-  health?: ProviderHealthConfig;
 }
 
 /** OpenAI's Responses API (`@ai-sdk/openai`'s `.responses()`, `POST {baseURL}/responses`), or a proxy. */
-export interface OpenAIResponsesProviderConfig {
+export interface OpenAIResponsesProviderConfig extends ProviderSettings {
   type: 'openai-responses';
   /**
    * The API's base URL, up to and including `/v1`.
@@ -112,29 +88,27 @@ export interface OpenAIResponsesProviderConfig {
   apiKeyEnv?: string;
   /** Extra headers sent with every request (`OpenAI-Organization`, `OpenAI-Project`, ...). */
   headers?: Record<string, string>;
+}
+
+/** What every provider type may carry besides its connection and its own headers. */
+export interface ProviderSettings {
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
-  /** Settings per model (the `model` of `provider:model`). */
+  /** Settings per model (the `model` of `provider:model`): its `pricing` and its own `limits`. */
   models?: Record<string, ModelConfig>;
   /** Fleet health settings of this provider (see `health-config.ts`). */
   health?: ProviderHealthConfig;
-}
-
-/** What every provider type may carry besides its connection: limits (see `activities/providers/limits.ts`). */
-export interface ProviderLimitsConfig {
-  /** Limits of all this provider's models together. */
+  /** Limits of all this provider's models together (see `limits.ts`). */
   limits?: BackendLimits;
 }
 
 /** One provider's entry in the providers file. */
-export type ProviderConfig = (
+export type ProviderConfig =
   | OpenAICompatibleProviderConfig
   | OpenAIProviderConfig
   | AnthropicProviderConfig
   | GoogleProviderConfig
-  | OpenAIResponsesProviderConfig
-) &
-  ProviderLimitsConfig;
+  | OpenAIResponsesProviderConfig;
 
 /** The provider types a providers file may name. */
 export const PROVIDER_TYPES = [
@@ -177,31 +151,15 @@ export const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://127.0.0.1:8080/v1" } }';
 
-/** Fields every provider type has (the limits). */
+/** The fields of `ProviderSettings`, which every type takes. */
+const SETTINGS_FIELDS = ['headersFromEnv', 'models', 'health', 'limits'];
+
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': [
-    'type',
-    'baseURL',
-    'apiKeyEnv',
-    'headers',
-    'headersFromEnv',
-    'models',
-    'health',
-    'limits',
-  ],
-  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health', 'limits'],
-  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health', 'limits'],
-  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', 'headersFromEnv', 'models', 'health', 'limits'],
-  'openai-responses': [
-    'type',
-    'baseURL',
-    'apiKeyEnv',
-    'headers',
-    'headersFromEnv',
-    'models',
-    'health',
-    'limits',
-  ],
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
+  openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
+  anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
+  google: ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
+  'openai-responses': ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
 };
 
 /** Types whose `baseURL` may be left out (the built-in types have a default). */
