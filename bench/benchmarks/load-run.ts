@@ -1,11 +1,11 @@
-import type { WorkflowHandle } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
 import { fail, ok, slow } from '../../loopback/index.js';
+import type { ModelCallInput } from '../../common/call.js';
 import type { WorkerTuning } from '../../worker/worker.js';
-import { startCall } from '../lib/calls.js';
 import type { BenchContext } from '../lib/context.js';
 import {
   activityScheduleToStart,
-  ATTEMPT_ACTIVITY_TYPES,
   attemptIntervals,
   countTypes,
   peakOverlap,
@@ -13,28 +13,52 @@ import {
   workflowTaskScheduleToStart,
 } from '../lib/history.js';
 import type { History } from '../lib/history.js';
+import type { LoadWorkerKind, PlannedCall } from '../lib/load-worker-spec.js';
+import { startLoadWorker } from '../lib/load-worker-spawn.js';
 import { cpuSeconds, findDevServerPid } from '../lib/proc.js';
 import { seededRandom, summarize } from '../lib/stats.js';
 import type { Summary } from '../lib/stats.js';
-import { startWorkerProcess } from '../lib/worker-spawn.js';
 
-/** One load: `calls` concurrent model calls on one worker process. */
+/**
+ * Who makes the calls: model-retry's `modelCallWorkflow` as a client starts it, `callModel` inside a user's
+ * workflow, or the floor (a plain workflow and a plain activity making the same request, a timer between tries).
+ */
+export type LoadMode = 'modelCallWorkflow' | 'callModel' | 'floor';
+
+/** The server a load runs on, and a client of it for the histories. */
+export interface LoadTarget {
+  address: string;
+  namespace: string;
+  client: Client;
+}
+
+/** One load: `calls` concurrent calls on one worker process, started at once by a client in that process. */
 export interface LoadSpec {
+  mode: LoadMode;
   calls: number;
   /** The provider's latency for every request (answer or failure), ms. */
   latencyMs: number;
   /** Share of attempts that fail (a 502 after the latency), drawn per attempt from a seeded random source. */
   failureRate: number;
-  /** The plan's wait before each retry, ms. */
+  /** The wait before each retry, ms. */
   waitMs: number;
   tuning: WorkerTuning;
+  /** The same seed gives every mode the same failures, call by call. */
   seed: number;
   /** Give up waiting after this long (the calls still running are then terminated and counted). */
   timeoutMs: number;
+  /** The worker asks for eager activities (the server must allow them). */
+  eagerActivities: boolean;
+  /** The client asks for eager workflow start. */
+  eagerStart: boolean;
 }
 
 /** What one load did. */
 export interface LoadFigures {
+  mode: LoadMode;
+  eagerActivities: boolean;
+  eagerStart: boolean;
+  failureRate: number;
   calls: number;
   attempts: number;
   succeeded: number;
@@ -43,9 +67,17 @@ export interface LoadFigures {
   completionMs: number;
   /** Starting every workflow (the client's start requests), ms. */
   startPhaseMs: number;
+  /** Calls per second over the load. */
+  callsPerSecond: number;
+  /** Each call's time from its start request to its result, ms. */
+  latencyMs: Summary;
+  /** Starts the server answered with the first workflow task inline. */
+  eagerlyStarted: number;
   /** The longest call's planned time (its attempts' latency and its waits): the best possible completion. */
   idealMs: number;
   attemptsPerSecond: number;
+  /** History events per call (median). */
+  eventsPerCall: number;
   workflowTaskScheduleToStartMs: Summary;
   activityScheduleToStartMs: Summary;
   timerLatenessMs: Summary;
@@ -56,103 +88,109 @@ export interface LoadFigures {
   workerPeakRssBytes?: number;
   /** The worker's resident memory once it polled, before the load. */
   workerStartRssBytes?: number;
-  /** CPU seconds while the load ran, by process. */
+  /** CPU seconds while the load ran, by process (the worker's includes its client's). */
   cpuSeconds: { worker?: number; devServer?: number; bench: number };
 }
 
 const MAX_FAILURES = 4;
+const ATTEMPT_TYPES = new Set(['modelRequest', 'floorModelRequest']);
+const KIND: Record<LoadMode, LoadWorkerKind> = {
+  modelCallWorkflow: 'model-retry',
+  callModel: 'model-retry',
+  floor: 'floor',
+};
 
-/** Runs one load on a fresh worker process and reads every call's history afterwards. */
-export async function runLoad(
-  ctx: BenchContext,
-  spec: LoadSpec,
-  inspect?: (histories: History[]) => void,
-): Promise<LoadFigures> {
-  const worker = await startWorkerProcess(ctx, spec.tuning);
+/** The calls of a load: each its own scripted model (its failures drawn from the seed) and its planned time. */
+function planCalls(ctx: BenchContext, spec: LoadSpec): { calls: PlannedCall[]; idealMs: number } {
   const random = seededRandom(spec.seed);
-  const inputs = Array.from({ length: spec.calls }, () => {
-    const model = ctx.model(`load-${spec.calls}`);
+  let idealMs = 0;
+  const calls = Array.from({ length: spec.calls }, (): PlannedCall => {
+    const model = ctx.model(`load-${spec.mode}`);
     let failures = 0;
     while (failures < MAX_FAILURES && random() < spec.failureRate) failures += 1;
-    const steps = [
-      ...Array.from({ length: failures }, () => slow(spec.latencyMs, fail(502))),
-      slow(spec.latencyMs, ok()),
-    ];
-    ctx.lp.script(model.id, steps);
-    const planned = (failures + 1) * spec.latencyMs + failures * spec.waitMs;
-    return { model: model.name, planned };
+    const answer = spec.latencyMs > 0 ? slow(spec.latencyMs, ok()) : ok();
+    const failure = spec.latencyMs > 0 ? slow(spec.latencyMs, fail(502)) : fail(502);
+    ctx.lp.script(model.id, [...Array.from({ length: failures }, () => failure), answer]);
+    idealMs = Math.max(idealMs, (failures + 1) * spec.latencyMs + failures * spec.waitMs);
+    return plannedCall(spec, model.name);
   });
-  const serverPid = findDevServerPid(Number(ctx.address.split(':').at(-1)));
+  return { calls, idealMs };
+}
+
+function plannedCall(spec: LoadSpec, model: string): PlannedCall {
+  const prompt = 'a call among many';
+  const waits = Array.from({ length: MAX_FAILURES }, () => spec.waitMs);
+  const workflowId = `bench-load-${spec.mode}-${randomUUID()}`;
+  if (spec.mode === 'floor') {
+    const input = { model, messages: [{ role: 'user', content: prompt }], timeoutMs: 30_000 };
+    return spec.failureRate > 0
+      ? { workflowType: 'floorRetryWorkflow', workflowId, input: { ...input, waits } }
+      : { workflowType: 'floorCallWorkflow', workflowId, input };
+  }
+  const input: ModelCallInput = {
+    model,
+    prompt,
+    retry: { waits, retriesPerBackend: MAX_FAILURES, attemptTimeoutMs: 30_000 },
+  };
+  const workflowType = spec.mode === 'callModel' ? 'userCallWorkflow' : 'modelCallWorkflow';
+  return { workflowType, workflowId, input };
+}
+
+/** Runs one load on a fresh worker process (worker and client) and reads every call's history afterwards. */
+export async function runLoad(ctx: BenchContext, target: LoadTarget, spec: LoadSpec): Promise<LoadFigures> {
+  const { calls, idealMs } = planCalls(ctx, spec);
+  const worker = await startLoadWorker(
+    {
+      kind: KIND[spec.mode],
+      taskQueue: `bench-load-${randomUUID()}`,
+      bundlePath: ctx.bundlePath,
+      tuning: spec.tuning,
+      eagerActivities: spec.eagerActivities,
+      eagerStart: spec.eagerStart,
+      calls,
+      timeoutMs: spec.timeoutMs,
+    },
+    { address: target.address, namespace: target.namespace, env: ctx.workerEnv },
+  );
+  const serverPid = findDevServerPid(Number(target.address.split(':').at(-1)));
   const cpu0 = {
     worker: worker.cpuSeconds(),
     server: serverPid ? cpuSeconds(serverPid) : undefined,
     bench: process.cpuUsage(),
   };
-
-  const t0 = Date.now();
-  const handles = await Promise.all(
-    inputs.map((i) =>
-      startCall(ctx, worker.taskQueue, {
-        model: i.model,
-        prompt: 'a call among many',
-        retry: {
-          waits: Array.from({ length: MAX_FAILURES }, () => spec.waitMs),
-          retriesPerBackend: MAX_FAILURES,
-        },
-      }),
-    ),
-  );
-  const startPhaseMs = Date.now() - t0;
-  let lastAt = t0;
-  let succeeded = 0;
-  const settled = Promise.all(
-    handles.map((h) =>
-      h.result().then(
-        () => {
-          succeeded += 1;
-          lastAt = Date.now();
-        },
-        () => {
-          lastAt = Date.now();
-        },
-      ),
-    ),
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const finished = await Promise.race([
-    settled.then(() => true),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), spec.timeoutMs))),
-  ]);
-  clearTimeout(timer);
-  const end = finished ? lastAt : Date.now();
+  const report = await worker.go();
   const benchCpu = process.cpuUsage(cpu0.bench);
   const serverCpu =
     serverPid && cpu0.server !== undefined ? (cpuSeconds(serverPid) ?? 0) - cpu0.server : undefined;
   const workerCpu1 = worker.cpuSeconds();
-  const unfinished = finished ? 0 : await terminateRunning(handles);
+  const unfinished = report.finished ? 0 : await terminateRunning(target.client, calls);
   const stopped = await worker.stop();
-
-  const histories = await fetchAll(handles, 16);
-  inspect?.(histories);
+  const histories = await fetchAll(target.client, calls, 16);
   const wft = histories.flatMap(workflowTaskScheduleToStart);
-  const act = histories.flatMap(activityScheduleToStart);
-  const late = histories.flatMap(timerLateness);
-  const attempts = histories.reduce((n, h) => n + countAttempts(h), 0);
   const types = histories.map(countTypes);
   const total = (type: string) => types.reduce((n, t) => n + (t.get(type) ?? 0), 0);
-  const completionMs = end - t0;
+  const attempts = histories.reduce((n, h) => n + countAttempts(h), 0);
+  const seconds = report.completionMs / 1000;
   return {
+    mode: spec.mode,
+    eagerActivities: spec.eagerActivities,
+    eagerStart: spec.eagerStart,
+    failureRate: spec.failureRate,
     calls: spec.calls,
     attempts,
-    succeeded,
+    succeeded: report.succeeded,
     unfinished,
-    completionMs,
-    startPhaseMs,
-    idealMs: Math.max(...inputs.map((i) => i.planned)),
-    attemptsPerSecond: attempts / (completionMs / 1000),
+    completionMs: report.completionMs,
+    startPhaseMs: report.startPhaseMs,
+    callsPerSecond: spec.calls / seconds,
+    latencyMs: summarize(report.latenciesMs),
+    eagerlyStarted: report.eagerlyStarted,
+    idealMs,
+    attemptsPerSecond: attempts / seconds,
+    eventsPerCall: summarize(histories.map((h) => h.events?.length ?? 0)).p50,
     workflowTaskScheduleToStartMs: summarize(wft),
-    activityScheduleToStartMs: summarize(act),
-    timerLatenessMs: summarize(late),
+    activityScheduleToStartMs: summarize(histories.flatMap(activityScheduleToStart)),
+    timerLatenessMs: summarize(histories.flatMap(timerLateness)),
     peakAttemptsInFlight: peakOverlap(histories.flatMap(attemptIntervals)),
     timeouts: { workflowTasks: total('WorkflowTaskTimedOut'), attempts: total('ActivityTaskTimedOut') },
     ...(stopped.peakRssBytes !== undefined ? { workerPeakRssBytes: stopped.peakRssBytes } : {}),
@@ -168,31 +206,32 @@ export async function runLoad(
 function countAttempts(history: History): number {
   return (history.events ?? []).filter((e) => {
     const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
-    return typeof name === 'string' && ATTEMPT_ACTIVITY_TYPES.has(name);
+    return typeof name === 'string' && ATTEMPT_TYPES.has(name);
   }).length;
 }
 
-async function terminateRunning(handles: readonly WorkflowHandle[]): Promise<number> {
+async function terminateRunning(client: Client, calls: readonly PlannedCall[]): Promise<number> {
   let running = 0;
-  for (const h of handles) {
-    const { status } = await h.describe();
+  for (const call of calls) {
+    const handle = client.workflow.getHandle(call.workflowId);
+    const { status } = await handle.describe();
     if (status.name === 'RUNNING') {
       running += 1;
-      await h.terminate('bench: the load did not finish in time');
+      await handle.terminate('bench: the load did not finish in time');
     }
   }
   return running;
 }
 
-/** Every handle's history, `limit` at a time. */
-async function fetchAll(handles: readonly WorkflowHandle[], limit: number): Promise<History[]> {
-  const out: History[] = new Array<History>(handles.length);
+/** Every call's history, `limit` at a time. */
+async function fetchAll(client: Client, calls: readonly PlannedCall[], limit: number): Promise<History[]> {
+  const out: History[] = new Array<History>(calls.length);
   let next = 0;
   await Promise.all(
-    Array.from({ length: Math.min(limit, handles.length) }, async () => {
-      while (next < handles.length) {
+    Array.from({ length: Math.min(limit, calls.length) }, async () => {
+      while (next < calls.length) {
         const i = next++;
-        out[i] = await (handles[i] as WorkflowHandle).fetchHistory();
+        out[i] = await client.workflow.getHandle((calls[i] as PlannedCall).workflowId).fetchHistory();
       }
     }),
   );

@@ -6,3 +6,6 @@ export * from '../../workflows/index.js';
 export { serverRetryWorkflow } from './server-retry.js';
 export type { ServerRetryInput } from './server-retry.js';
 export { timerWorkflow } from './timer.js';
+export { floorCallWorkflow, floorRetryWorkflow } from './floor.js';
+export type { FloorCallInput, FloorRetryInput } from './floor.js';
+export { userCallWorkflow } from './user-call.js';

@@ -1,0 +1,59 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { APICallError } from '@ai-sdk/provider';
+import type { ModelRequestResult } from '../../common/attempt.js';
+import type { ChatMessage } from '../../common/attempt.js';
+import { toPrompt } from '../../activities/attempt/prompt.js';
+import { successOf } from '../../activities/attempt/result.js';
+import { REQUEST_ID_HEADER } from '../../activities/attempt/model-request.js';
+import type { ProviderRegistry } from '../../activities/providers/registry.js';
+
+/**
+ * What the floor's activity is given: the fields of model-retry's `ModelRequestInput` that shape the request
+ * (and about as many bytes), nothing of the retry plan.
+ */
+export interface FloorRequestInput {
+  workflowId: string;
+  /** Sent as `X-Request-Id: <workflowId>/<requestId>`, as model-retry's attempt sends `<callId>.<attempt>`. */
+  requestId: string;
+  /** `provider:model`, resolved through the same provider registry as model-retry's attempts. */
+  model: string;
+  messages: ChatMessage[];
+  /** The request's own timeout (the AI SDK request is aborted after it), ms. */
+  timeoutMs: number;
+}
+
+/** The failure type a floor request fails with (non-retryable: the floor's workflow decides, as ours does). */
+export const FLOOR_REQUEST_FAILED = 'FloorRequestFailed';
+
+/**
+ * Bench only: the platform's floor for one model request. A plain activity, as a Temporal user would write it,
+ * that makes THE SAME HTTP request as model-retry's `modelRequest` (the same provider registry, the same AI SDK
+ * single request `doGenerate`, the same prompt and `X-Request-Id` header) and returns the same record of the
+ * answer (`successOf`, so the result payload has the same size). What it leaves out is what model-retry adds:
+ * heartbeats, the in-flight limits, classification and the failure's details, the answer checks.
+ */
+export function createFloorActivities(providers: () => ProviderRegistry) {
+  return {
+    async floorModelRequest(input: FloorRequestInput): Promise<ModelRequestResult> {
+      const startedAt = new Date().toISOString();
+      const resolved = providers().resolve(input.model);
+      try {
+        const result = await resolved.model.doGenerate({
+          prompt: toPrompt(input.messages),
+          abortSignal: AbortSignal.timeout(input.timeoutMs),
+          headers: { [REQUEST_ID_HEADER]: `${input.workflowId}/${input.requestId}` },
+        });
+        return successOf(result, resolved, { startedAt, endedAt: new Date().toISOString() });
+      } catch (error) {
+        // Only the status crosses: an error's message or body may echo the request (and a key).
+        const status = APICallError.isInstance(error) ? error.statusCode : undefined;
+        throw ApplicationFailure.nonRetryable(
+          `the provider answered ${status ?? 'no status'}`,
+          FLOOR_REQUEST_FAILED,
+        );
+      }
+    },
+  };
+}
+
+export type FloorActivities = ReturnType<typeof createFloorActivities>;
