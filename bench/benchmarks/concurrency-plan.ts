@@ -3,18 +3,26 @@ import type { LoadMode } from './load-run.js';
 /** The modes of every round, ours first; the order rotates from round to round. */
 export const MODES: readonly LoadMode[] = ['modelCallWorkflow', 'callModel', 'floor'];
 
+/** An eager setting measured beside "off": the worker's request for eager activities, the client's for eager start. */
+export interface EagerSetting {
+  name: string;
+  eagerActivities: boolean;
+  eagerStart: boolean;
+}
+
 /** The eager settings measured beside "off": eager activities alone, and with eager workflow start. */
-export const EAGER_SETTINGS = [
+export const EAGER_SETTINGS: readonly EagerSetting[] = [
   { name: 'eager activities', eagerActivities: true, eagerStart: false },
   { name: 'eager activities + eager start', eagerActivities: true, eagerStart: true },
-] as const;
+];
 
 export interface ConcurrencyPlan {
   calls: number;
   latencyMs: number;
   waitMs: number;
   failureRates: number[];
-  /** The failure rate the eager settings are measured at. */
+  /** The eager settings measured beside "off", and the failure rate they are measured at. */
+  eager: readonly EagerSetting[];
   eagerRate: number;
   /** Time for the whole benchmark; rounds of the main grid are repeated while it lasts. */
   budgetMs: number;
@@ -26,12 +34,22 @@ export const FULL: ConcurrencyPlan = {
   latencyMs: 0,
   waitMs: 200,
   failureRates: [0, 0.2, 0.5],
+  eager: EAGER_SETTINGS,
   eagerRate: 0,
   budgetMs: 6 * 60_000,
   maxRounds: 3,
 };
 
-export const QUICK: ConcurrencyPlan = { ...FULL, calls: 6, budgetMs: 0, maxRounds: 1 };
+/** Seconds on an idle machine: six loads (every mode at 20 %, off and with both eager requests), six calls each. */
+export const QUICK: ConcurrencyPlan = {
+  ...FULL,
+  calls: 6,
+  failureRates: [0.2],
+  eager: EAGER_SETTINGS.slice(1),
+  eagerRate: 0.2,
+  budgetMs: 0,
+  maxRounds: 1,
+};
 
 /** One load's key: mode, failure rate and eager setting. */
 export function loadKey(mode: LoadMode, rate: number, eager: string): string {

@@ -2,7 +2,7 @@ import { cpus } from 'node:os';
 import { WORKER_TUNING } from '../../worker/worker.js';
 import type { BenchResult, Table } from '../lib/report.js';
 import { fmtMs, fmtNum, fmtPct, fmtRatio, median, ratio } from '../lib/stats.js';
-import { EAGER_SETTINGS, loadKey, MODES } from './concurrency-plan.js';
+import { loadKey, MODES } from './concurrency-plan.js';
 import type { ConcurrencyPlan } from './concurrency-plan.js';
 import type { LoadFigures, LoadMode } from './load-run.js';
 
@@ -132,7 +132,7 @@ function eagerTable(plan: ConcurrencyPlan, runs: Runs): Table {
   return {
     title: `Eager settings over eager off, ${pct(plan.eagerRate)} failing attempts (below 1× is better, above for calls/s)`,
     columns: ['setting', 'mode', 'calls/s', 'worker CPU per call', 'dev server CPU per call', 'p50', 'p99'],
-    rows: EAGER_SETTINGS.flatMap((setting) =>
+    rows: plan.eager.flatMap((setting) =>
       MODES.map((mode) => {
         const on = medians(runs.get(loadKey(mode, plan.eagerRate, setting.name)) ?? []);
         const off = medians(runs.get(loadKey(mode, plan.eagerRate, 'off')) ?? []);
@@ -166,7 +166,6 @@ export function concurrencyResult(plan: ConcurrencyPlan, runs: Runs): BenchResul
     params: {
       ...plan,
       modes: MODES,
-      eagerSettings: EAGER_SETTINGS,
       goals: GOALS,
       workerTuning: WORKER_TUNING,
     },
@@ -174,7 +173,7 @@ export function concurrencyResult(plan: ConcurrencyPlan, runs: Runs): BenchResul
     tables: [
       figuresTable(plan, runs, 'off', plan.failureRates),
       ratioTable(runs, 'off', plan.failureRates),
-      ...EAGER_SETTINGS.flatMap((s) => [
+      ...plan.eager.flatMap((s) => [
         figuresTable(plan, runs, s.name, eagerRates),
         ratioTable(runs, s.name, eagerRates),
       ]),

@@ -6,8 +6,8 @@ import { startDevServer } from '../../worker/dev-server.js';
 import type { Benchmark } from '../lib/benchmark.js';
 import { fmtMs } from '../lib/stats.js';
 import { concurrencyResult } from './concurrency-tables.js';
-import { EAGER_SETTINGS, FULL, loadKey, MODES, QUICK } from './concurrency-plan.js';
-import type { ConcurrencyPlan } from './concurrency-plan.js';
+import { FULL, loadKey, MODES, QUICK } from './concurrency-plan.js';
+import type { ConcurrencyPlan, EagerSetting } from './concurrency-plan.js';
 import { runLoad } from './load-run.js';
 import type { LoadFigures, LoadMode, LoadSpec, LoadTarget } from './load-run.js';
 
@@ -37,29 +37,23 @@ export const concurrency: Benchmark = {
       client: new Client({ connection, namespace: server.namespace }),
     };
     const runs = new Map<string, LoadFigures[]>();
-    const load = async (
-      mode: LoadMode,
-      rate: number,
-      eager: (typeof EAGER_SETTINGS)[number] | undefined,
-      round: number,
-    ) => {
+    const load = async (mode: LoadMode, rate: number, eager: EagerSetting | undefined, round: number) => {
       const figures = await runLoad(ctx, target, spec(plan, mode, rate, eager, round));
       const key = loadKey(mode, rate, eager?.name ?? 'off');
       runs.set(key, [...(runs.get(key) ?? []), figures]);
       ctx.lp.reset();
       ctx.log(`bench: concurrency ${key}: ${figures.calls} calls in ${fmtMs(figures.completionMs)}`);
     };
-    const round = async (n: number, eager?: (typeof EAGER_SETTINGS)[number]) => {
+    const round = async (n: number, eager?: EagerSetting) => {
       const rates = eager ? [plan.eagerRate] : plan.failureRates;
       for (const rate of rates) for (const mode of rotate(MODES, n)) await load(mode, rate, eager, n);
     };
     try {
       await round(0);
-      for (const eager of EAGER_SETTINGS) await round(0, eager);
+      for (const eager of plan.eager) await round(0, eager);
       // A main round's share of the time so far (its loads over all loads run), to see whether one more fits.
       const mainLoads = plan.failureRates.length * MODES.length;
-      const roundMs =
-        ((Date.now() - started) * mainLoads) / (mainLoads + EAGER_SETTINGS.length * MODES.length);
+      const roundMs = ((Date.now() - started) * mainLoads) / (mainLoads + plan.eager.length * MODES.length);
       for (let n = 1; n < plan.maxRounds && Date.now() - started + roundMs < plan.budgetMs; n += 1)
         await round(n);
     } finally {
@@ -80,7 +74,7 @@ function spec(
   plan: ConcurrencyPlan,
   mode: LoadMode,
   failureRate: number,
-  eager: (typeof EAGER_SETTINGS)[number] | undefined,
+  eager: EagerSetting | undefined,
   round: number,
 ): LoadSpec {
   return {
