@@ -53,6 +53,8 @@ describe('every benchmark at --quick size', () => {
       expect(markdown).toContain(`## ${benchmark.title}`);
       expect(markdown).toContain(`| ${json.result.tables[0]?.columns[0]} |`);
     },
+    // Generous: each load of the concurrency benchmark starts a worker process, slow on a loaded machine.
+    600_000,
   );
 
   it('history-events counts every attempt of the calls it ran', () => {
@@ -79,6 +81,18 @@ describe('every benchmark at --quick size', () => {
     const runs = Object.values(figures.runs).flat();
     expect(runs.length).toBeGreaterThan(0);
     for (const run of runs) expect(run.attempts).toBeGreaterThanOrEqual(run.succeeded);
+  });
+
+  it('concurrency runs every mode beside the floor, with the eager requests taken', () => {
+    const { figures } = read('concurrency').result as unknown as {
+      figures: {
+        runs: Record<string, { mode: string; eagerStart: boolean; calls: number; eagerlyStarted: number }[]>;
+      };
+    };
+    const runs = Object.values(figures.runs).flat();
+    expect(new Set(runs.map((r) => r.mode))).toEqual(new Set(['modelCallWorkflow', 'callModel', 'floor']));
+    for (const run of runs.filter((r) => r.eagerStart))
+      expect(run.eagerlyStarted, run.mode).toBeGreaterThan(0);
   });
 
   it('replay replays the calls and the turn it ran', () => {
