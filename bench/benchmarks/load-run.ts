@@ -12,7 +12,7 @@ import {
   timerLateness,
   workflowTaskScheduleToStart,
 } from '../lib/history.js';
-import type { History } from '../lib/history.js';
+import { countAttempts, fetchAll, terminateRunning } from './load-histories.js';
 import type { LoadWorkerKind, PlannedCall } from '../lib/load-worker-spec.js';
 import { startLoadWorker } from '../lib/load-worker-spawn.js';
 import { cpuSeconds, findDevServerPid } from '../lib/proc.js';
@@ -93,7 +93,6 @@ export interface LoadFigures {
 }
 
 const MAX_FAILURES = 4;
-const ATTEMPT_TYPES = new Set(['modelRequest', 'floorModelRequest']);
 const KIND: Record<LoadMode, LoadWorkerKind> = {
   modelCallWorkflow: 'model-retry',
   callModel: 'model-retry',
@@ -201,39 +200,4 @@ export async function runLoad(ctx: BenchContext, target: LoadTarget, spec: LoadS
       bench: (benchCpu.user + benchCpu.system) / 1e6,
     },
   };
-}
-
-function countAttempts(history: History): number {
-  return (history.events ?? []).filter((e) => {
-    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
-    return typeof name === 'string' && ATTEMPT_TYPES.has(name);
-  }).length;
-}
-
-async function terminateRunning(client: Client, calls: readonly PlannedCall[]): Promise<number> {
-  let running = 0;
-  for (const call of calls) {
-    const handle = client.workflow.getHandle(call.workflowId);
-    const { status } = await handle.describe();
-    if (status.name === 'RUNNING') {
-      running += 1;
-      await handle.terminate('bench: the load did not finish in time');
-    }
-  }
-  return running;
-}
-
-/** Every call's history, `limit` at a time. */
-async function fetchAll(client: Client, calls: readonly PlannedCall[], limit: number): Promise<History[]> {
-  const out: History[] = new Array<History>(calls.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, calls.length) }, async () => {
-      while (next < calls.length) {
-        const i = next++;
-        out[i] = await client.workflow.getHandle((calls[i] as PlannedCall).workflowId).fetchHistory();
-      }
-    }),
-  );
-  return out;
 }
