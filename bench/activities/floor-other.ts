@@ -22,7 +22,7 @@ export function createFloorOtherActivities(providers: ProviderRegistry) {
   return {
     async floorModelRequest(input: { model: string; prompt: string }): Promise<FloorAnswer> {
       const { workflowExecution, activityId } = activityInfo();
-      const workflowId = workflowExecution?.workflowId ?? "floor";
+      const workflowId = workflowExecution?.workflowId ?? 'floor';
       try {
         const result = await providers.resolve(input.model).model.doGenerate({
           prompt: toPrompt([{ role: 'user', content: input.prompt }]),
@@ -35,7 +35,10 @@ export function createFloorOtherActivities(providers: ProviderRegistry) {
         return { text, toolCalls };
       } catch (error) {
         const status = APICallError.isInstance(error) ? error.statusCode : undefined;
-        throw ApplicationFailure.nonRetryable(`floor request failed (${status ?? 'no status'})`, 'FloorFailure');
+        throw ApplicationFailure.nonRetryable(
+          `floor request failed (${status ?? 'no status'})`,
+          'FloorFailure',
+        );
       }
     },
     async floorTool(input: { args: string }): Promise<string> {
