@@ -41,6 +41,22 @@ export function createFloorOtherActivities(providers: ProviderRegistry) {
         );
       }
     },
+    /** The same request streamed: the parts read to the end here, the text returned whole (no subscriber). */
+    async floorStreamRequest(input: { model: string; prompt: string }): Promise<FloorAnswer> {
+      const { workflowExecution, activityId } = activityInfo();
+      const workflowId = workflowExecution?.workflowId ?? 'floor';
+      const { stream } = await providers.resolve(input.model).model.doStream({
+        prompt: toPrompt([{ role: 'user', content: input.prompt }]),
+        headers: { [REQUEST_ID_HEADER]: `${workflowId}/floor.${activityId}` },
+      });
+      let text = '';
+      for await (const part of stream) {
+        if (part.type === 'text-delta') text += part.delta;
+        if (part.type === 'error')
+          throw ApplicationFailure.nonRetryable('floor stream failed', 'FloorFailure');
+      }
+      return { text, toolCalls: [] };
+    },
     async floorTool(input: { args: string }): Promise<string> {
       const { expression } = JSON.parse(input.args) as { expression: string };
       return String(evaluate(expression));

@@ -1,10 +1,11 @@
 import { ActivityFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { FloorAnswer, FloorOtherActivities } from '../activities/floor-other.js';
 
-const { floorModelRequest, floorTool, floorDescribeTools } = proxyActivities<FloorOtherActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 1 },
-});
+const { floorModelRequest, floorStreamRequest, floorTool, floorDescribeTools } =
+  proxyActivities<FloorOtherActivities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 1 },
+  });
 
 /** The floor of a call with retries: what a Temporal user writes by hand for the same plan. */
 export interface FloorRetryInput {
@@ -14,6 +15,8 @@ export interface FloorRetryInput {
   attempts: number;
   /** The durable timer between two attempts, ms. */
   waitMs: number;
+  /** Stream the answer (read to its end in the activity; nobody subscribes). */
+  stream?: boolean;
 }
 
 /**
@@ -23,7 +26,8 @@ export interface FloorRetryInput {
 export async function floorRetryWorkflow(input: FloorRetryInput): Promise<FloorAnswer> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await floorModelRequest({ model: input.model, prompt: input.prompt });
+      const request = input.stream ? floorStreamRequest : floorModelRequest;
+      return await request({ model: input.model, prompt: input.prompt });
     } catch (error) {
       if (!(error instanceof ActivityFailure) || attempt >= input.attempts) throw error;
       await sleep(input.waitMs);
