@@ -15,7 +15,7 @@ interface Plan {
   budgetMs: number;
 }
 
-const FULL: Plan = { turns: 100, modelCalls: 4, maxRounds: 4, warmup: 10, budgetMs: 100_000 };
+const FULL: Plan = { turns: 60, modelCalls: 4, maxRounds: 3, warmup: 10, budgetMs: 60_000 };
 const QUICK: Plan = { turns: 4, modelCalls: 3, maxRounds: 1, warmup: 0, budgetMs: 0 };
 const SIDES: readonly Side[] = ['model-retry', 'floor'];
 const GOALS = { throughput: 0.95, cpu: 1.1, latency: 1.1 };
