@@ -6,6 +6,7 @@ import { limits } from './benchmarks/limits.js';
 import { replay } from './benchmarks/replay.js';
 import { retryOverhead } from './benchmarks/retry-overhead.js';
 import { streaming } from './benchmarks/streaming.js';
+import { turn } from './benchmarks/turn.js';
 import type { Benchmark } from './lib/benchmark.js';
 
 /**
@@ -21,6 +22,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   streaming,
   aiSdk,
   limits,
+  turn,
 ];
 
 export function benchmarkNames(): string[] {

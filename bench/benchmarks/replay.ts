@@ -9,21 +9,19 @@ import type { BenchContext } from '../lib/context.js';
 import { historyBytes } from '../lib/history.js';
 import type { History } from '../lib/history.js';
 import { fmtBytes, fmtMs, fmtNum, median, ratio, summarize } from '../lib/stats.js';
+import { floorHistories, floorReplayComparison } from './replay-floor.js';
+import type { Replayed } from './replay-floor.js';
 
 /** Temporal's defaults for suggesting continue-as-new (`limit.historyCount/historySize.suggestContinueAsNew`). */
 export const SUGGEST_CONTINUE_AS_NEW = { events: 4096, bytes: 4 * 1024 * 1024 };
-
-interface Replayed {
-  events: number;
-  ms: number[];
-}
 
 /**
  * Item 4: how long a worker takes to replay a history, the cost it pays after a restart or a cache eviction.
  * Model-call histories (answers at once, after one and after two failures) and the longest agent turn that fits
  * before Temporal suggests continue-as-new (a tool call at every step, run until the turn continues as new) are
  * replayed with `Worker.runReplayHistories` against the bench bundle, several rounds; each history's time is the
- * gap between consecutive replay results, the first round (worker start-up) left out.
+ * gap between consecutive replay results, the first round (worker start-up) left out. Beside them, the floor's
+ * histories (plain workflows doing the same activities) replay in the same rounds.
  */
 export const replay: Benchmark = {
   name: 'replay',
@@ -40,13 +38,23 @@ export const replay: Benchmark = {
     } finally {
       await worker.stop();
     }
+    const floor = await floorHistories(ctx, quick ? 1 : 4, turn.steps);
     const named = [
       ...calls.map((history, i) => ({ workflowId: `call-${i}`, history })),
+      ...floor.calls.map((history, i) => ({ workflowId: `floor-call-${i}`, history })),
+      { workflowId: 'floor-turn', history: floor.turn },
       { workflowId: 'turn', history: turn.history },
     ];
+    // Every round replays ours and the floor's histories one after the other (interleaved).
     const times = await replayRounds(ctx, named, rounds);
-    const callTimes = named.slice(0, -1).map((n) => times.get(n.workflowId) as Replayed);
+    const pick = (prefix: string) =>
+      named.filter((n) => n.workflowId.startsWith(prefix)).map((n) => times.get(n.workflowId) as Replayed);
+    const callTimes = pick('call-');
     const turnTimes = times.get('turn') as Replayed;
+    const vsFloor = floorReplayComparison([
+      { label: 'model calls (at once, after 1 and 2 failures)', ours: callTimes, floor: pick('floor-call-') },
+      { label: `agent turn, ${turn.steps} steps`, ours: [turnTimes], floor: pick('floor-turn') },
+    ]);
     const perKiloCall = callTimes.flatMap((r) => r.ms.map((ms) => (ms / r.events) * 1000));
     const perKiloTurn = turnTimes.ms.map((ms) => (ms / turnTimes.events) * 1000);
     const callEvents = median(callTimes.map((r) => r.events));
@@ -77,6 +85,7 @@ export const replay: Benchmark = {
           perThousandEventsMs: summarize(perKiloTurn),
         },
         suggestContinueAsNew: SUGGEST_CONTINUE_AS_NEW,
+        vsFloor: vsFloor.figures,
       },
       tables: [
         {
@@ -104,6 +113,7 @@ export const replay: Benchmark = {
               'at the next step boundary after the suggestion.',
           ],
         },
+        vsFloor.table,
       ],
       notes: [
         `A short call replays in ${fmtMs(callMs)}, mostly fixed cost (workflow context, activation); the longest turn ` +

@@ -4,21 +4,19 @@ import { toPrompt } from '../../activities/attempt/prompt.js';
 import { REQUEST_ID_HEADER } from '../../activities/attempt/model-request.js';
 import { fail, ok } from '../../loopback/index.js';
 import type { Benchmark } from '../lib/benchmark.js';
-import { runCall, runServerRetry } from '../lib/calls.js';
+import { runCall, runFloor, runServerRetry } from '../lib/calls.js';
 import type { BenchContext } from '../lib/context.js';
 import { eventTimeMs, eventTypeName, timerLateness } from '../lib/history.js';
 import type { History } from '../lib/history.js';
-import { fmtMs, fmtRatio, median, percentile, ratio, summarize } from '../lib/stats.js';
-import type { Summary } from '../lib/stats.js';
+import { startFloorWorker } from '../lib/floor-worker.js';
+import { APPROACHES, byApproach, retryOverheadResult } from './retry-overhead-tables.js';
 
-const APPROACHES = ['model-retry', 'server-side retry', 'in-process loop'] as const;
 /** Timer durations whose lateness is shown on their own (ms). */
 const TIMER_DURATIONS_MS = [100, 250, 500, 900, 1000, 2000];
-type Approach = (typeof APPROACHES)[number];
 
 /**
  * Item 2: what a retry costs beyond its planned wait. Each repetition runs one call per approach (interleaved,
- * so drift on a shared machine hits all three alike), each meeting `retries` 502s before the answer, with the
+ * so drift on a shared machine hits all alike; the floor is a plain workflow with a timer between activities), each meeting `retries` 502s before the answer, with the
  * same wait before every retry. The loopback provider times every request: a retry's overhead is the time from
  * the end of the failed response to the arrival of the next request, less the planned wait.
  */
@@ -32,19 +30,15 @@ export const retryOverhead: Benchmark = {
     const reps = quick ? 1 : 6;
     const ours = await ctx.startWorker();
     const baseline = await ctx.startServerRetryWorker();
-    const overhead: Record<Approach, number[]> = {
-      'model-retry': [],
-      'server-side retry': [],
-      'in-process loop': [],
-    };
-    const callMs: Record<Approach, number[]> = {
-      'model-retry': [],
-      'server-side retry': [],
-      'in-process loop': [],
-    };
+    const floor = await startFloorWorker(ctx);
+    const overhead = byApproach();
+    const callMs = byApproach();
+    // The floor's own parts and timer lateness, read from its histories as model-retry's are.
+    const floorParts = { before: [] as number[], after: [] as number[], late: [] as number[] };
     const lateness: number[] = [];
     // model-retry's gaps less each one's own timer lateness (paired in order), read from its history.
     const lessLate: number[] = [];
+    const floorLessLate: number[] = [];
     const timers: { plannedMs: number; lateMs: number[] }[] = [];
     const beforeTimer: number[] = [];
     const afterTimer: number[] = [];
@@ -65,6 +59,18 @@ export const retryOverhead: Benchmark = {
             const parts = timerParts(run.history);
             beforeTimer.push(...parts.before);
             afterTimer.push(...parts.after);
+          } else if (approach === 'floor') {
+            const run = await runFloor(ctx, floor.taskQueue, 'floorPromptWorkflow', {
+              model: model.name,
+              prompt: 'measure my retries',
+              attempts: retries + 1,
+              waitMs,
+            });
+            if (!run.ok) throw new Error(`retry-overhead: ${run.workflowId} failed`);
+            const parts = timerParts(run.history);
+            floorParts.before.push(...parts.before);
+            floorParts.after.push(...parts.after);
+            floorParts.late.push(...timerLateness(run.history));
           } else if (approach === 'server-side retry') {
             const run = await runServerRetry(ctx, baseline.taskQueue, {
               model: model.name,
@@ -84,6 +90,10 @@ export const retryOverhead: Benchmark = {
             const late = lateness.slice(-own.length);
             lessLate.push(...own.map((g, i) => g - (late[i] ?? 0)));
           }
+          if (approach === 'floor') {
+            const late = floorParts.late.slice(-own.length);
+            floorLessLate.push(...own.map((g, i) => g - (late[i] ?? 0)));
+          }
         }
       }
       for (const ms of quick ? [200, 1000] : TIMER_DURATIONS_MS) {
@@ -92,118 +102,21 @@ export const retryOverhead: Benchmark = {
     } finally {
       await ours.stop();
       await baseline.stop();
+      await floor.stop();
     }
-    const s = Object.fromEntries(APPROACHES.map((a) => [a, summarize(overhead[a])])) as Record<
-      Approach,
-      Summary
-    >;
-    const inproc = s['in-process loop'];
-    const late = summarize(lateness);
-    const plannedCall = retries * waitMs;
-    // Server-side retries wait on the same timer queue; their own lateness is not in any history, so the
-    // median lateness of model-retry's timers stands in for it.
-    const serverLessLate = overhead['server-side retry'].map((g) => g - late.p50);
-    return {
-      name: 'retry-overhead',
-      title: this.title,
-      params: { retriesPerCall: retries, waitMs, repetitions: reps, samplesPerApproach: retries * reps },
-      figures: {
-        overheadMs: s,
-        callMs: Object.fromEntries(APPROACHES.map((a) => [a, summarize(callMs[a])])),
-        modelRetryParts: {
-          timerLatenessMs: late,
-          failureToTimerStartedMs: summarize(beforeTimer),
-          timerFiredToAttemptStartedMs: summarize(afterTimer),
-        },
-        timerLatenessByDuration: timers.map((t) => ({ plannedMs: t.plannedMs, lateMs: summarize(t.lateMs) })),
-        lessTimerLatenessMs: {
-          'model-retry': summarize(lessLate),
-          'server-side retry': summarize(serverLessLate),
-        },
-      },
-      tables: [
-        {
-          title: `Overhead per retry beyond a planned wait of ${fmtMs(waitMs)} (${retries * reps} retries per approach)`,
-          columns: ['approach', 'p50', 'p99', 'p50 / planned wait', 'p50 vs in-process', 'p99 vs in-process'],
-          rows: APPROACHES.map((a) => [
-            a === 'in-process loop' ? 'in-process loop (p-retry)' : a,
-            fmtMs(s[a].p50),
-            fmtMs(s[a].p99),
-            fmtRatio(ratio(s[a].p50, waitMs)),
-            fmtRatio(ratio(s[a].p50, inproc.p50)),
-            fmtRatio(ratio(s[a].p99, inproc.p99)),
-          ]),
-          notes: [
-            `model-retry vs server-side retry: p50 ${fmtRatio(ratio(s['model-retry'].p50, s['server-side retry'].p50))}, ` +
-              `p99 ${fmtRatio(ratio(s['model-retry'].p99, s['server-side retry'].p99))}.`,
-          ],
-        },
-        {
-          title: "Where model-retry's overhead goes (from its histories)",
-          columns: ['part', 'p50', 'p99'],
-          rows: [
-            [
-              'failure recorded -> timer started (a workflow task)',
-              fmtMs(median(beforeTimer)),
-              fmtMs(percentile(beforeTimer, 99)),
-            ],
-            ['timer fired late by (the dev server)', fmtMs(late.p50), fmtMs(late.p99)],
-            [
-              'timer fired -> next attempt started (a workflow task, dispatch)',
-              fmtMs(median(afterTimer)),
-              fmtMs(percentile(afterTimer, 99)),
-            ],
-          ],
-        },
-        {
-          title: "Overhead per retry less the dev server's timer lateness",
-          columns: ['approach', 'p50', 'p99', 'p50 vs in-process'],
-          rows: [
-            [
-              "model-retry (each timer's own lateness)",
-              fmtMs(median(lessLate)),
-              fmtMs(percentile(lessLate, 99)),
-              fmtRatio(ratio(median(lessLate), inproc.p50)),
-            ],
-            [
-              'server-side retry (less the median lateness)',
-              fmtMs(median(serverLessLate)),
-              fmtMs(percentile(serverLessLate, 99)),
-              fmtRatio(ratio(median(serverLessLate), inproc.p50)),
-            ],
-          ],
-          notes: [
-            `model-retry vs server-side retry, lateness removed: p50 ` +
-              `${fmtRatio(ratio(median(lessLate), median(serverLessLate)))}.`,
-          ],
-        },
-        {
-          title: 'Dev-server timer lateness by planned duration (a durable timer alone, `timerWorkflow`)',
-          columns: ['planned', 'fired after (p50)', 'late by p50', 'late by max'],
-          rows: timers.map((t) => [
-            fmtMs(t.plannedMs),
-            fmtMs(t.plannedMs + median(t.lateMs)),
-            fmtMs(median(t.lateMs)),
-            fmtMs(Math.max(...t.lateMs)),
-          ]),
-        },
-        {
-          title: `A whole call (${retries} failures, then the answer; planned waits ${fmtMs(plannedCall)})`,
-          columns: ['approach', 'p50', 'vs in-process'],
-          rows: APPROACHES.map((a) => [
-            a,
-            fmtMs(median(callMs[a])),
-            fmtRatio(ratio(median(callMs[a]), median(callMs['in-process loop']))),
-          ]),
-        },
-      ],
-      notes: [
-        `With waits of ${fmtMs(waitMs)} the dev server fired model-retry's timers ${fmtMs(late.p50)} late (median; ` +
-          `p99 ${fmtMs(late.p99)}). A shorter timer fires late: see the lateness by duration; the dev server's ` +
-          'timer queue looks ahead by `history.timerProcessorMaxTimeShift` (10 ms on the dev server, 1 s on a cluster by default), and server-side activity ' +
-          'retries wait on the same queue.',
-      ],
-    };
+    return retryOverheadResult({
+      retries,
+      waitMs,
+      reps,
+      overhead,
+      callMs,
+      lateness,
+      lessLate,
+      floorLessLate,
+      ours: { before: beforeTimer, after: afterTimer },
+      floorParts,
+      timers,
+    });
   },
 };
 

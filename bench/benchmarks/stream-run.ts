@@ -34,6 +34,8 @@ export interface StreamRun {
   readAfterClose: number;
   /** The history's events by type. */
   types: Record<string, number>;
+  /** From the start request to the result (and the history read), ms. */
+  callMs: number;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function runStreamCall(
       ? ok(chunks.join(''))
       : ok(undefined, { chunks, chunkDelayMs: shape.chunkDelayMs }),
   ]);
+  const t0 = Date.now();
   const handle = await startCall(ctx, taskQueue, {
     model: model.name,
     prompt: 'stream me an answer',
@@ -77,7 +80,8 @@ export async function runStreamCall(
         }
       })()
     : Promise.resolve();
-  const [run] = await Promise.all([finish(handle), reading]);
+  let callMs = 0;
+  const [run] = await Promise.all([finish(handle).finally(() => (callMs = Date.now() - t0)), reading]);
   if (!run.ok) throw new Error(`streaming: call ${run.workflowId} did not succeed`);
 
   await ctx.lp.idle();
@@ -112,5 +116,6 @@ export async function runStreamCall(
     latencyMs,
     readAfterClose: received.filter((r) => !r.live).length,
     types: Object.fromEntries(types),
+    callMs,
   };
 }

@@ -1,6 +1,9 @@
 import { DEFAULT_STREAM_BATCH_MS } from '../../common/stream.js';
 import type { Benchmark } from '../lib/benchmark.js';
 import { median, summarize } from '../lib/stats.js';
+import { startFloorWorker } from '../lib/floor-worker.js';
+import { runFloorStream, streamingFloorTable } from './streaming-floor.js';
+import type { FloorStreamRun } from './streaming-floor.js';
 import { runStreamCall } from './stream-run.js';
 import type { AnswerShape, StreamRun } from './stream-run.js';
 import { streamingFindings, streamingTables } from './streaming-tables.js';
@@ -17,7 +20,8 @@ const SHAPES: Record<'quick' | 'full', AnswerShape> = {
  * repetition, two calls of the same streamed answer run side by side on one worker: one with a subscriber
  * (`subscribeCallStream` from offset 0, whose polls are updates in the history) and one with none. Beside them,
  * the same answer not streamed. The provider records when it wrote each delta; each delta's text names it, so
- * the subscriber times every delta from the provider to itself.
+ * the subscriber times every delta from the provider to itself. The floor, once per repetition: the same streamed
+ * answer read to its end by a plain activity of a plain workflow (`floorPromptWorkflow` with `stream`).
  */
 export const streaming: Benchmark = {
   name: 'streaming',
@@ -27,6 +31,8 @@ export const streaming: Benchmark = {
     const shape = SHAPES[ctx.size];
     const reps = ctx.size === 'quick' ? 1 : 2;
     const worker = await ctx.startWorker();
+    const floor = await startFloorWorker(ctx);
+    const floorRuns: FloorStreamRun[] = [];
     const base: StreamRun[] = [];
     const runs = new Map<number, { none: StreamRun[]; one: StreamRun[] }>(
       intervals.map((b) => [b, { none: [], one: [] }]),
@@ -36,6 +42,7 @@ export const streaming: Benchmark = {
         base.push(
           await runStreamCall(ctx, worker.taskQueue, shape, { batchMs: undefined, subscribed: false }),
         );
+        floorRuns.push(await runFloorStream(ctx, floor.taskQueue, shape));
         for (const batchMs of rep % 2 === 0 ? intervals : [...intervals].reverse()) {
           const [one, none] = await Promise.all([
             runStreamCall(ctx, worker.taskQueue, shape, { batchMs, subscribed: true }),
@@ -48,6 +55,7 @@ export const streaming: Benchmark = {
       }
     } finally {
       await worker.stop();
+      await floor.stop();
     }
 
     const baseline = { events: median(base.map((r) => r.events)), bytes: median(base.map((r) => r.bytes)) };
@@ -88,8 +96,15 @@ export const streaming: Benchmark = {
         pollCooldownMs: 100,
         defaultBatchMs: DEFAULT_STREAM_BATCH_MS,
       },
-      figures: { baseline: { ...baseline, types: base[0]?.types ?? {} }, byInterval },
-      tables: streamingTables(byInterval, baseline, shape, reps),
+      figures: { baseline: { ...baseline, types: base[0]?.types ?? {} }, byInterval, floor: floorRuns },
+      tables: [
+        ...streamingTables(byInterval, baseline, shape, reps),
+        streamingFloorTable(
+          floorRuns,
+          base,
+          intervals.map((batchMs) => ({ batchMs, ...(runs.get(batchMs) ?? { none: [], one: [] }) })),
+        ),
+      ],
       notes: streamingFindings(byInterval),
     };
   },

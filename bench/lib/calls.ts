@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
+import type { FloorPromptInput, FloorTurnInput } from '../workflows/floor-other.js';
 import type { ServerRetryInput } from '../workflows/server-retry.js';
 import type { BenchContext } from './context.js';
 import type { History } from './history.js';
@@ -48,6 +49,21 @@ export async function runServerRetry(
   const handle = await ctx.client.workflow.start('serverRetryWorkflow', {
     taskQueue,
     workflowId: `bench-server-retry-${randomUUID()}`,
+    args: [input],
+  });
+  return finish(handle);
+}
+
+/** Runs a bench-only floor workflow (`floorPromptWorkflow`, `floorTurnWorkflow`) to its end. */
+export async function runFloor(
+  ctx: BenchContext,
+  taskQueue: string,
+  workflow: 'floorPromptWorkflow' | 'floorTurnWorkflow',
+  input: FloorPromptInput | FloorTurnInput,
+): Promise<FinishedRun> {
+  const handle = await ctx.client.workflow.start(workflow, {
+    taskQueue,
+    workflowId: `bench-floor-${randomUUID()}`,
     args: [input],
   });
   return finish(handle);

@@ -9,3 +9,5 @@ export { timerWorkflow } from './timer.js';
 export { floorCallWorkflow, floorRetryWorkflow } from './floor.js';
 export type { FloorCallInput, FloorRetryInput } from './floor.js';
 export { userCallWorkflow } from './user-call.js';
+export { floorPromptWorkflow, floorTurnWorkflow } from './floor-other.js';
+export type { FloorPromptInput, FloorTurnInput } from './floor-other.js';

@@ -74,6 +74,21 @@ describe('every benchmark at --quick size', () => {
     for (const s of Object.values(overhead)) expect(s.n).toBe(params.samplesPerApproach);
   });
 
+  it('retry-overhead runs the floor, a plain workflow with a timer between activities, beside the others', () => {
+    const { figures, params } = read('retry-overhead').result as unknown as {
+      figures: {
+        floor: { overheadMs: { n: number } };
+        floorParts: Record<string, { n: number }>;
+        oursOverFloor: Record<string, number>;
+      };
+      params: { samplesPerApproach: number; retriesPerCall: number; repetitions: number };
+    };
+    expect(figures.floor.overheadMs.n).toBe(params.samplesPerApproach);
+    // The floor's timers are read from its own histories: one per retry.
+    expect(figures.floorParts.timerLatenessMs?.n).toBe(params.retriesPerCall * params.repetitions);
+    for (const r of Object.values(figures.oursOverFloor)) expect(r).toBeGreaterThan(0);
+  });
+
   it('concurrency reads every call of each load from its history', () => {
     const { figures } = read('concurrency').result as unknown as {
       figures: { runs: Record<string, { calls: number; attempts: number; succeeded: number }[]> };
@@ -102,6 +117,37 @@ describe('every benchmark at --quick size', () => {
     expect(figures.longestTurn.steps).toBeGreaterThan(0);
     expect(figures.longestTurn.events).toBeGreaterThan(figures.longestTurn.steps);
     expect(figures.longestTurn.replayMs.n).toBeGreaterThan(0);
+  });
+
+  it("replay replays the floor's histories beside model-retry's, per event", () => {
+    const { figures } = read('replay').result as unknown as {
+      figures: {
+        vsFloor: Record<string, { events: { ours: number; floor: number }; floor: { perEvent: number } }>;
+      };
+    };
+    const rows = Object.values(figures.vsFloor);
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      expect(r.events.floor).toBeGreaterThan(0);
+      expect(r.floor.perEvent).toBeGreaterThan(0);
+    }
+  });
+
+  it('turn runs model-retry and the floor with the same activities, and reads their ratios', () => {
+    const { figures } = read('turn').result as unknown as {
+      figures: Record<
+        'model-retry' | 'floor',
+        { rounds: number; activities: number; turnsPerSecond: number }
+      > & {
+        oursOverFloor: Record<string, number>;
+      };
+    };
+    expect(figures['model-retry'].rounds).toBeGreaterThan(0);
+    expect(figures.floor.rounds).toBe(figures['model-retry'].rounds);
+    expect(figures.floor.activities).toBeGreaterThan(0);
+    expect(figures['model-retry'].activities).toBe(figures.floor.activities);
+    // The dev server's CPU needs its pid (a server the bench did not start may have none): not checked here.
+    for (const k of ['throughput', 'cpu', 'p50', 'p99']) expect(figures.oursOverFloor[k]).toBeGreaterThan(0);
   });
 
   it('history-bytes finds the prompt in every attempt, and only a reference with the payload store', () => {
@@ -134,6 +180,17 @@ describe('every benchmark at --quick size', () => {
       expect(r.none.polls).toBe(0);
       expect(r.one.polls).toBeGreaterThan(0);
       expect(r.none.events).toBeGreaterThan(figures.baseline.events);
+    }
+  });
+
+  it('streaming runs the floor once per repetition, with fewer events than a streamed call', () => {
+    const { figures, params } = read('streaming').result as unknown as {
+      figures: { floor: { events: number }[]; byInterval: { none: { events: number } }[] };
+      params: { repetitions: number };
+    };
+    expect(figures.floor).toHaveLength(params.repetitions);
+    for (const f of figures.floor) {
+      for (const r of figures.byInterval) expect(f.events).toBeLessThan(r.none.events);
     }
   });
 

@@ -1,0 +1,152 @@
+import type { Benchmark } from '../lib/benchmark.js';
+import { startFloorWorker } from '../lib/floor-worker.js';
+import type { BenchResult } from '../lib/report.js';
+import { fmtMs, fmtNum, fmtRatio, median, percentile, ratio } from '../lib/stats.js';
+import { runTurnLoad } from './turn-load.js';
+import type { Side, TurnLoadFigures } from './turn-load.js';
+
+interface Plan {
+  turns: number;
+  modelCalls: number;
+  maxRounds: number;
+  /** Turns per side run first and not counted (workflow code loaded, connections warm). */
+  warmup: number;
+  /** Rounds are added while the benchmark has run less than this long. */
+  budgetMs: number;
+}
+
+const FULL: Plan = { turns: 60, modelCalls: 4, maxRounds: 3, warmup: 10, budgetMs: 60_000 };
+const QUICK: Plan = { turns: 4, modelCalls: 3, maxRounds: 1, warmup: 0, budgetMs: 0 };
+const SIDES: readonly Side[] = ['model-retry', 'floor'];
+const GOALS = { throughput: 0.95, cpu: 1.1, latency: 1.1 };
+
+/**
+ * Item 9: agent turns under load beside the platform's floor. Each round starts `turns` turns at once of
+ * model-retry's `agentTurnWorkflow` (the calculator asked for `modelCalls - 1` times, then the answer) and,
+ * interleaved (the order swapped each round), as many of the floor's `floorTurnWorkflow`: a plain workflow with
+ * the same activities (tools described, one model request per step, one tool per call), the same requests to the
+ * same loopback provider. Both workers run in this process on model-retry's worker settings.
+ */
+export const turn: Benchmark = {
+  name: 'turn',
+  title: '9. Agent turns beside the floor',
+  async run(ctx) {
+    const plan = ctx.size === 'quick' ? QUICK : FULL;
+    const ours = await ctx.startWorker();
+    const floor = await startFloorWorker(ctx);
+    const runs: Record<Side, TurnLoadFigures[]> = { 'model-retry': [], floor: [] };
+    const started = Date.now();
+    try {
+      for (const side of plan.warmup > 0 ? SIDES : []) {
+        const taskQueue = side === 'floor' ? floor.taskQueue : ours.taskQueue;
+        await runTurnLoad(ctx, { ...plan, turns: plan.warmup, taskQueue, side, timeoutMs: 120_000 });
+      }
+      for (let round = 0; round < plan.maxRounds; round += 1) {
+        if (round > 0 && Date.now() - started > plan.budgetMs) break;
+        for (const side of round % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+          const taskQueue = side === 'floor' ? floor.taskQueue : ours.taskQueue;
+          const timeoutMs = Math.max(60_000, plan.turns * plan.modelCalls * 500);
+          const figures = await runTurnLoad(ctx, { ...plan, taskQueue, side, timeoutMs });
+          runs[side].push(figures);
+          ctx.log(`bench: turn ${side} round ${round + 1}: ${fmtMs(figures.completionMs)}`);
+        }
+        ctx.lp.reset();
+      }
+    } finally {
+      await ours.stop();
+      await floor.stop();
+    }
+    return turnResult(plan, runs);
+  },
+};
+
+/** A side's medians over its rounds (latency percentiles over every turn of every round). */
+function sideFigures(runs: readonly TurnLoadFigures[]) {
+  const all = runs.flatMap((r) => r.latencyMs);
+  const server = runs.flatMap((r) =>
+    r.cpuPerTurnMs.devServer === undefined ? [] : [r.cpuPerTurnMs.devServer],
+  );
+  return {
+    rounds: runs.length,
+    turnsPerSecond: median(runs.map((r) => r.turnsPerSecond)),
+    completionMs: median(runs.map((r) => r.completionMs)),
+    p50: median(all),
+    p99: percentile(all, 99),
+    cpuProcessMs: median(runs.map((r) => r.cpuPerTurnMs.process)),
+    cpuServerMs: median(server),
+    activities: runs[0]?.activities ?? 0,
+    events: runs[0]?.events ?? 0,
+  };
+}
+
+function turnResult(plan: Plan, runs: Record<Side, TurnLoadFigures[]>): BenchResult {
+  const ours = sideFigures(runs['model-retry']);
+  const floor = sideFigures(runs.floor);
+  const r = {
+    throughput: ratio(ours.turnsPerSecond, floor.turnsPerSecond),
+    cpu: ratio(ours.cpuProcessMs, floor.cpuProcessMs),
+    server: ratio(ours.cpuServerMs, floor.cpuServerMs),
+    p50: ratio(ours.p50, floor.p50),
+    p99: ratio(ours.p99, floor.p99),
+  };
+  const verdict = (met: boolean) => (met ? 'met' : 'not met');
+  const row = (label: string, f: ReturnType<typeof sideFigures>) => [
+    label,
+    String(f.rounds),
+    `${f.activities} / ${f.events}`,
+    fmtNum(f.turnsPerSecond, 2),
+    fmtMs(f.completionMs),
+    fmtMs(f.p50),
+    fmtMs(f.p99),
+    fmtMs(f.cpuProcessMs),
+    fmtMs(f.cpuServerMs),
+  ];
+  return {
+    name: 'turn',
+    title: '9. Agent turns beside the floor',
+    params: { ...plan, goals: GOALS },
+    figures: { 'model-retry': ours, floor, oursOverFloor: r, runs },
+    tables: [
+      {
+        title: `${plan.turns} agent turns at once, ${plan.modelCalls} model calls and ${plan.modelCalls - 1} tool calls each (medians over the rounds)`,
+        columns: [
+          'workflow',
+          'rounds',
+          'activities / events per turn',
+          'turns/s',
+          'completion',
+          'start-to-result p50',
+          'p99',
+          'CPU per turn: client+worker+provider',
+          'dev server',
+        ],
+        rows: [
+          row('model-retry (agentTurnWorkflow)', ours),
+          row('floor (plain workflow, same activities)', floor),
+          [
+            'ours / floor',
+            '',
+            '',
+            fmtRatio(r.throughput),
+            '',
+            fmtRatio(r.p50),
+            fmtRatio(r.p99),
+            fmtRatio(r.cpu),
+            fmtRatio(r.server),
+          ],
+        ],
+        notes: [
+          `Goals: throughput >= ${GOALS.throughput}x the floor's (${verdict(r.throughput >= GOALS.throughput)}), ` +
+            `CPU per turn <= ${GOALS.cpu}x (${verdict(r.cpu <= GOALS.cpu)}), p50 and p99 <= ${GOALS.latency}x ` +
+            `(${verdict(r.p50 <= GOALS.latency && r.p99 <= GOALS.latency)}).`,
+          "Activities count the scheduled ones; model-retry's local activities (its worker's settings, the search " +
+            'attributes check) are markers, counted in the events.',
+        ],
+      },
+    ],
+    notes: [
+      `model-retry's turn: ${fmtRatio(r.throughput)} the floor's throughput, ${fmtRatio(r.cpu)} its CPU in the ` +
+        `client and worker process, ${fmtRatio(r.server)} its dev-server CPU, for ${fmtRatio(ratio(ours.events, floor.events))} its events.`,
+    ],
+  };
+}
