@@ -31,6 +31,8 @@ export interface LoadSpec {
   seed: number;
   /** Give up waiting after this long (the calls still running are then terminated and counted). */
   timeoutMs: number;
+  /** The server's CPU seconds so far (a cluster: its services and database); default: the dev server's. */
+  serverCpuSeconds?: () => number | undefined;
 }
 
 /** What one load did. */
@@ -83,9 +85,10 @@ export async function runLoad(
     return { model: model.name, planned };
   });
   const serverPid = findDevServerPid(Number(ctx.address.split(':').at(-1)));
+  const serverNow = spec.serverCpuSeconds ?? (() => (serverPid ? cpuSeconds(serverPid) : undefined));
   const cpu0 = {
     worker: worker.cpuSeconds(),
-    server: serverPid ? cpuSeconds(serverPid) : undefined,
+    server: serverNow(),
     bench: process.cpuUsage(),
   };
 
@@ -126,8 +129,7 @@ export async function runLoad(
   clearTimeout(timer);
   const end = finished ? lastAt : Date.now();
   const benchCpu = process.cpuUsage(cpu0.bench);
-  const serverCpu =
-    serverPid && cpu0.server !== undefined ? (cpuSeconds(serverPid) ?? 0) - cpu0.server : undefined;
+  const serverCpu = cpu0.server !== undefined ? (serverNow() ?? 0) - cpu0.server : undefined;
   const workerCpu1 = worker.cpuSeconds();
   const unfinished = finished ? 0 : await terminateRunning(handles);
   const stopped = await worker.stop();

@@ -6,3 +6,5 @@ export * from '../../workflows/index.js';
 export { serverRetryWorkflow } from './server-retry.js';
 export type { ServerRetryInput } from './server-retry.js';
 export { timerWorkflow } from './timer.js';
+export { clusterFloorWorkflow } from './cluster-floor.js';
+export type { ClusterFloorInput } from './cluster-floor.js';
