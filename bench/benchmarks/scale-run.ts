@@ -73,13 +73,16 @@ export async function runScale(ctx: BenchContext, spec: ScaleSpec): Promise<Scal
     handles.map(({ handle, sentAt }) =>
       handle.result().then(
         () => {
+          // A call that ends after the limit was already counted as unfinished.
+          if (!open.delete(handle)) return;
           lastAt = Date.now();
           succeeded += 1;
           latencies.push(lastAt - sentAt);
-          open.delete(handle);
         },
         (error: unknown) => {
-          if (open.delete(handle)) failures.push(describe(error));
+          if (!open.delete(handle)) return;
+          lastAt = Date.now();
+          failures.push(describe(error));
         },
       ),
     ),
