@@ -1,4 +1,5 @@
 import { aiSdk } from './benchmarks/ai-sdk.js';
+import { cluster } from './benchmarks/cluster.js';
 import { concurrency } from './benchmarks/concurrency.js';
 import { historyBytes } from './benchmarks/history-bytes.js';
 import { historyEvents } from './benchmarks/history-events.js';
@@ -23,6 +24,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   aiSdk,
   limits,
   turn,
+  cluster,
 ];
 
 export function benchmarkNames(): string[] {

@@ -51,6 +51,8 @@ export interface LoadSpec {
   eagerActivities: boolean;
   /** The client asks for eager workflow start. */
   eagerStart: boolean;
+  /** The server's CPU seconds so far (a cluster: its services and database); default: the dev server's. */
+  serverCpuSeconds?: () => number | undefined;
 }
 
 /** What one load did. */
@@ -152,15 +154,15 @@ export async function runLoad(ctx: BenchContext, target: LoadTarget, spec: LoadS
     { address: target.address, namespace: target.namespace, env: ctx.workerEnv },
   );
   const serverPid = findDevServerPid(Number(target.address.split(':').at(-1)));
+  const serverNow = spec.serverCpuSeconds ?? (() => (serverPid ? cpuSeconds(serverPid) : undefined));
   const cpu0 = {
     worker: worker.cpuSeconds(),
-    server: serverPid ? cpuSeconds(serverPid) : undefined,
+    server: serverNow(),
     bench: process.cpuUsage(),
   };
   const report = await worker.go();
   const benchCpu = process.cpuUsage(cpu0.bench);
-  const serverCpu =
-    serverPid && cpu0.server !== undefined ? (cpuSeconds(serverPid) ?? 0) - cpu0.server : undefined;
+  const serverCpu = cpu0.server !== undefined ? (serverNow() ?? 0) - cpu0.server : undefined;
   const workerCpu1 = worker.cpuSeconds();
   const unfinished = report.finished ? 0 : await terminateRunning(target.client, calls);
   const stopped = await worker.stop();

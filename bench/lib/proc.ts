@@ -55,3 +55,39 @@ export function findDevServerPid(port: number): number | undefined {
   }
   return undefined;
 }
+
+/** Each live process's parent, from /proc (empty where /proc is not there). */
+function parents(): Map<number, number> {
+  const out = new Map<number, number>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = read(`/proc/${entry}/stat`);
+    if (stat) out.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+  }
+  return out;
+}
+
+/**
+ * CPU seconds a process and all its descendants have used so far: its own, its children that already exited
+ * (cutime and cstime), and every live descendant's. PostgreSQL works in one backend process per connection,
+ * which the postmaster's own time does not include.
+ */
+export function treeCpuSeconds(pid: number): number | undefined {
+  const ppid = parents();
+  const own = (p: number): number | undefined => {
+    const stat = read(`/proc/${p}/stat`);
+    if (!stat) return undefined;
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime, cutime, cstime: fields 14-17 of stat(5).
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS;
+  };
+  const walk = (p: number): number =>
+    (own(p) ?? 0) + [...ppid].filter(([, parent]) => parent === p).reduce((n, [child]) => n + walk(child), 0);
+  return own(pid) === undefined ? undefined : walk(pid);
+}

@@ -11,3 +11,5 @@ export type { FloorCallInput, FloorRetryInput } from './floor.js';
 export { userCallWorkflow } from './user-call.js';
 export { floorPromptWorkflow, floorTurnWorkflow } from './floor-other.js';
 export type { FloorPromptInput, FloorTurnInput } from './floor-other.js';
+export { clusterFloorWorkflow } from './cluster-floor.js';
+export type { ClusterFloorInput } from './cluster-floor.js';

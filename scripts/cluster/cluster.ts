@@ -34,6 +34,8 @@ export interface Cluster {
   start(service: Service): Promise<void>;
   /** Whether a service's process is running. */
   isRunning(service: Service): boolean;
+  /** The running services' pids and PostgreSQL's postmaster pid (the bench reads their CPU time). */
+  pids(): { services: number[]; postgres?: number };
   /** Waits until the frontend answers and the namespace serves a workflow start (after a kill or a restart). */
   waitUntilServing(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -93,6 +95,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         launch(service);
       },
       isRunning: (service) => isRunning(processes.get(service)),
+      pids() {
+        const running = SERVICES.map((s) => processes.get(s)).filter((c) => isRunning(c));
+        const pg = postgres?.pid();
+        return {
+          services: running.map((c) => c?.pid).filter((p): p is number => p !== undefined),
+          ...(pg !== undefined ? { postgres: pg } : {}),
+        };
+      },
       waitUntilServing: (timeoutMs) => waitUntilServing(address, namespace, timeoutMs),
       async stop() {
         await stopAll();

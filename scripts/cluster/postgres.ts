@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, mkdirSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -19,6 +19,8 @@ export interface Postgres {
   start(): Promise<void>;
   /** `stopNow`, then `start`. */
   restart(): Promise<void>;
+  /** The postmaster's pid (first line of `postmaster.pid`) while it runs, for CPU readings. */
+  pid(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,14 @@ export async function startPostgres(options: {
     async restart() {
       await stop('immediate');
       await start();
+    },
+    pid() {
+      try {
+        const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+      } catch {
+        return undefined;
+      }
     },
     async stop() {
       await stop('immediate').catch(() => undefined);

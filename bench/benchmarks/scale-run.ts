@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { always, ok } from '../../loopback/index.js';
+import type { ClusterFloorInput } from '../workflows/cluster-floor.js';
+import { startCall } from '../lib/calls.js';
+import type { BenchContext } from '../lib/context.js';
+import { cpuSeconds, findDevServerPid } from '../lib/proc.js';
+import { summarize } from '../lib/stats.js';
+import type { Summary } from '../lib/stats.js';
+import { startWorkerProcess } from '../lib/worker-spawn.js';
+
+/** Which workflow a scale load starts: model-retry's `modelCallWorkflow`, or the plain one-activity floor. */
+export type ScaleWorkflow = 'ours' | 'floor';
+
+export interface ScaleSpec {
+  calls: number;
+  workflow: ScaleWorkflow;
+  /** Give up waiting after this long: the calls still running are terminated and counted. */
+  timeoutMs: number;
+  /** The server's CPU seconds so far; default: the dev server's at the context's address. */
+  serverCpuSeconds?: () => number | undefined;
+}
+
+export interface ScaleFigures {
+  calls: number;
+  succeeded: number;
+  /** Calls that ended in a failure, and the first one's cause (none is expected: every answer is ok). */
+  failed: number;
+  firstFailure?: string;
+  unfinished: number;
+  /** From the first start request to the last result (or to the timeout), ms. */
+  completionMs: number;
+  /** Sending every start request, ms. */
+  startPhaseMs: number;
+  /** Calls that succeeded per second of `completionMs`. */
+  callsPerSecond: number;
+  /** Each finished call's start request to its result, as the host sees it, ms. */
+  latencyMs: Summary;
+  cpuSeconds: { worker?: number; server?: number };
+}
+
+const PROMPT = 'a call among thousands';
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * `calls` calls that answer at once, all started together on a fresh worker process (model-retry's settings),
+ * then awaited: the whole queue's completion time, the calls per second and each call's start-to-result latency.
+ */
+export async function runScale(ctx: BenchContext, spec: ScaleSpec): Promise<ScaleFigures> {
+  const worker = await startWorkerProcess(ctx, {});
+  const model = ctx.model(`scale-${spec.workflow}`);
+  // Every request answers at once, a retry's too (an attempt lost to a heartbeat timeout on a busy machine).
+  ctx.lp.script(model.id, [always(ok())]);
+  const serverPid = findDevServerPid(Number(ctx.address.split(':').at(-1)));
+  const serverNow = spec.serverCpuSeconds ?? (() => (serverPid ? cpuSeconds(serverPid) : undefined));
+  const cpu0 = { worker: worker.cpuSeconds(), server: serverNow() };
+  const latencies: number[] = [];
+  const open = new Set<WorkflowHandle>();
+  let lastAt = 0;
+  const t0 = Date.now();
+  const handles = await Promise.all(
+    Array.from({ length: spec.calls }, async () => {
+      const sentAt = Date.now();
+      const handle = await start(ctx, worker.taskQueue, spec.workflow, model.name);
+      open.add(handle);
+      return { handle, sentAt };
+    }),
+  );
+  const startPhaseMs = Date.now() - t0;
+  let succeeded = 0;
+  const failures: string[] = [];
+  const settled = Promise.all(
+    handles.map(({ handle, sentAt }) =>
+      handle.result().then(
+        () => {
+          // A call that ends after the limit was already counted as unfinished.
+          if (!open.delete(handle)) return;
+          lastAt = Date.now();
+          succeeded += 1;
+          latencies.push(lastAt - sentAt);
+        },
+        (error: unknown) => {
+          if (!open.delete(handle)) return;
+          lastAt = Date.now();
+          failures.push(describe(error));
+        },
+      ),
+    ),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const finished = await Promise.race([
+    settled.then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), spec.timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  const completionMs = (finished ? lastAt : Date.now()) - t0;
+  const worker1 = worker.cpuSeconds();
+  const server1 = serverNow();
+  // The calls still running are unfinished, not failed: their results reject once they are terminated.
+  const running = [...open];
+  open.clear();
+  await terminateAll(running, 16);
+  await worker.stop();
+  return {
+    calls: spec.calls,
+    succeeded,
+    failed: failures.length,
+    ...(failures[0] !== undefined ? { firstFailure: failures[0] } : {}),
+    unfinished: running.length,
+    completionMs,
+    startPhaseMs,
+    callsPerSecond: succeeded / (completionMs / 1000),
+    latencyMs: summarize(latencies),
+    cpuSeconds: {
+      ...(worker1 !== undefined && cpu0.worker !== undefined ? { worker: worker1 - cpu0.worker } : {}),
+      ...(server1 !== undefined && cpu0.server !== undefined ? { server: server1 - cpu0.server } : {}),
+    },
+  };
+}
+
+/** A failed call's error and its causes, in one line. */
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error; e instanceof Error; e = e.cause) parts.push(`${e.name}: ${e.message}`);
+  return parts.join(' <- ') || String(error);
+}
+
+function start(ctx: BenchContext, taskQueue: string, workflow: ScaleWorkflow, model: string) {
+  if (workflow === 'ours') return startCall(ctx, taskQueue, { model, prompt: PROMPT });
+  const input: ClusterFloorInput = { model, prompt: PROMPT, timeoutMs: REQUEST_TIMEOUT_MS };
+  return ctx.client.workflow.start('clusterFloorWorkflow', {
+    taskQueue,
+    workflowId: `bench-floor-${randomUUID()}`,
+    args: [input],
+  });
+}
+
+/** Terminates the calls still running, `limit` at a time (a run that did not finish in its time). */
+async function terminateAll(handles: WorkflowHandle[], limit: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, handles.length) }, async () => {
+      while (next < handles.length) {
+        const handle = handles[next++] as WorkflowHandle;
+        await handle.terminate('bench: the scale load did not finish in time').catch(() => undefined);
+      }
+    }),
+  );
+}
