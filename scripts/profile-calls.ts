@@ -1,0 +1,189 @@
+/**
+ * Profiles the product's per-call cost against the platform's floor (issue 22), outside the bench: N calls that
+ * answer at once against the loopback provider on one dev server, the client and worker in this process, as
+ * (a) a plain workflow + plain activity making the same AI SDK request (the floor), (b) `callModel` in a user's
+ * workflow, (c) `modelCallWorkflow` started through `startModelCall`. Rounds are interleaved and repeated; the
+ * figure is this process's CPU time per call (user + system), and the ratios ours/floor within each round.
+ * Then replays each kind's histories (`Worker.runReplayHistories`) and reports ms per event.
+ *
+ *   tsx scripts/profile-calls.ts [calls=200] [rounds=3] [kinds=plain,user,mcw]
+ *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile-calls.ts 200 2 mcw
+ */
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
+import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
+import { createProviderRegistry } from '../activities/providers/registry.js';
+import { startModelCall } from '../client/model-call-client.js';
+import { startDevServer } from '../worker/dev-server.js';
+import { WORKER_TUNING } from '../worker/worker.js';
+import { concatenateModules } from './profile/bundle.js';
+import { always, ANY_MODEL, ok, startLoopbackProvider } from '../loopback/index.js';
+import { createPlainActivities } from './profile/activities.js';
+
+const PROFILE_HOOK = concatenateModules();
+
+type Kind = 'plain' | 'user' | 'mcw';
+const [callsArg, roundsArg, kindsArg] = process.argv.slice(2);
+const CALLS = Number(callsArg ?? 200);
+const ROUNDS = Number(roundsArg ?? 3);
+const KINDS = (kindsArg ?? 'plain,user,mcw').split(',') as Kind[];
+const KEY_ENV = 'MODEL_RETRY_PROFILE_KEY';
+const KEY = 'sk-loopback-profile-0123456789';
+const noop = () => undefined;
+const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const [server, bundle, lp] = await Promise.all([
+    startDevServer({}),
+    bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('./profile/workflows.ts', import.meta.url)),
+      logger: quiet,
+    }),
+    startLoopbackProvider(),
+  ]);
+  lp.script(ANY_MODEL, [always(ok('answered at once'))]);
+  const local = { type: 'openai-compatible' as const, baseURL: lp.openaiBaseURL, apiKeyEnv: KEY_ENV };
+  const providers = createProviderRegistry({ local }, { env: { [KEY_ENV]: KEY } });
+  const native = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const taskQueue = `profile-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: native,
+    namespace: server.namespace,
+    taskQueue,
+    workflowBundle: { code: bundle.code },
+    activities: { ...createActivities({ providers }), ...createPlainActivities(lp.openaiBaseURL, KEY) },
+    maxHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
+    ...WORKER_TUNING,
+  });
+  const running = worker.run();
+  const ids: Record<Kind, string[]> = { plain: [], user: [], mcw: [] };
+
+  const start = (kind: Kind, i: number): Promise<WorkflowHandle> => {
+    const model = `local:profile-${i}`;
+    const workflowId = `profile-${kind}-${randomUUID()}`;
+    ids[kind].push(workflowId);
+    const input = { model, prompt: 'answer at once' };
+    if (kind === 'plain')
+      return client.workflow.start('plainCallWorkflow', {
+        taskQueue,
+        workflowId,
+        args: [model, input.prompt],
+      });
+    if (kind === 'user')
+      return client.workflow.start('userCallWorkflow', { taskQueue, workflowId, args: [input] });
+    return startModelCall(client, input, { taskQueue, workflowId });
+  };
+
+  const round = async (kind: Kind, n: number) => {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const handles = await Promise.all(Array.from({ length: n }, (_, i) => start(kind, i)));
+    const settled = await Promise.allSettled(handles.map((h) => h.result()));
+    const failed = settled.filter((s) => s.status === 'rejected').length;
+    if (failed > 0) console.log(`  ${kind}: ${failed} of ${n} failed (machine load?)`);
+    const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    return { cpuMsPerCall: (cpu.user + cpu.system) / 1000 / n, callsPerS: (n * 1000) / wallMs };
+  };
+
+  console.log(`warm-up (${KINDS.join(', ')}, 20 each)`);
+  for (const kind of KINDS) await round(kind, 20);
+  for (const kind of KINDS) ids[kind] = [];
+  const figures: Record<Kind, { cpu: number[]; rate: number[] }> = {
+    plain: { cpu: [], rate: [] },
+    user: { cpu: [], rate: [] },
+    mcw: { cpu: [], rate: [] },
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    // Interleaved, order rotated each round so no kind always runs first.
+    const order = KINDS.map((_, i) => KINDS[(i + r) % KINDS.length] as Kind);
+    const line: string[] = [];
+    for (const kind of order) {
+      const f = await round(kind, CALLS);
+      figures[kind].cpu.push(f.cpuMsPerCall);
+      figures[kind].rate.push(f.callsPerS);
+      line.push(`${kind} ${f.cpuMsPerCall.toFixed(2)} ms CPU/call ${f.callsPerS.toFixed(1)} calls/s`);
+    }
+    const plain = figures.plain.cpu.at(-1);
+    const ratios = plain
+      ? KINDS.filter((k) => k !== 'plain').map(
+          (k) => `${k}/plain ${((figures[k].cpu.at(-1) ?? 0) / plain).toFixed(2)}x`,
+        )
+      : [];
+    console.log(`round ${r + 1}: ${line.join(' | ')}  ${ratios.join(' ')}`);
+  }
+  await replayRounds(client, ids, KINDS);
+  worker.shutdown();
+  await running;
+  await native.close();
+  await connection.close();
+  await lp.close();
+  await server.stop();
+}
+
+/** Replays up to 200 histories of each kind, three rounds interleaved; ms per event of each round. */
+async function replayRounds(client: Client, ids: Record<Kind, string[]>, kinds: Kind[]): Promise<void> {
+  const histories = new Map<
+    Kind,
+    { workflowId: string; history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> }[]
+  >();
+  for (const kind of kinds) {
+    const some = ids[kind].slice(0, 200);
+    histories.set(
+      kind,
+      await Promise.all(
+        some.map(async (workflowId) => ({
+          workflowId,
+          history: await client.workflow.getHandle(workflowId).fetchHistory(),
+        })),
+      ),
+    );
+  }
+  const workflowsPath = fileURLToPath(new URL('./profile/workflows.ts', import.meta.url));
+  // The same histories on two bundles: webpack's modules as Temporal bundles them, and with our modules
+  // concatenated (one module instantiated per workflow run instead of one per file).
+  const bundles = {
+    modules: await bundleWorkflowCode({ workflowsPath, logger: quiet }),
+    concat: await bundleWorkflowCode({ workflowsPath, logger: quiet, webpackConfigHook: PROFILE_HOOK }),
+  };
+  for (let r = 0; r < 5; r++) {
+    const line: string[] = [];
+    for (const [name, bundle] of Object.entries(bundles)) {
+      for (const kind of kinds) {
+        const hs = histories.get(kind) ?? [];
+        const events = hs.reduce((n, h) => n + (h.history.events?.length ?? 0), 0);
+        // From the first history's result on: the replay worker's start-up (threads, bundle load) is left out.
+        let cpu0: NodeJS.CpuUsage | undefined;
+        let first = 0;
+        for await (const result of Worker.runReplayHistories({ workflowBundle: { code: bundle.code } }, hs)) {
+          if (result.error) throw result.error;
+          if (cpu0) continue;
+          cpu0 = process.cpuUsage();
+          first = hs.find((h) => h.workflowId === result.workflowId)?.history.events?.length ?? 0;
+        }
+        const cpu = process.cpuUsage(cpu0);
+        const ms = (cpu.user + cpu.system) / 1000;
+        const counted = Math.max(1, events - first);
+        line.push(
+          `${name}/${kind} ${(ms / counted).toFixed(3)} ms CPU/event (${(events / hs.length).toFixed(1)} ev/run)`,
+        );
+      }
+    }
+    if (r > 0) console.log(`replay round ${r}: ${line.join(' | ')}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,18 @@
+/** The floor's activity: the same AI SDK request as an attempt (`doGenerate`, no SDK retry), nothing else. */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createProviderFetch } from '../../activities/providers/transport.js';
+
+export function createPlainActivities(baseURL: string, apiKey: string) {
+  const fetch = createProviderFetch();
+  return {
+    async plainRequest(model: string, prompt: string): Promise<string> {
+      const lm = createOpenAICompatible({ name: 'local', baseURL, apiKey, fetch }).chatModel(model);
+      const result = await lm.doGenerate({
+        prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+      });
+      return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    },
+  };
+}
+
+export type PlainActivities = ReturnType<typeof createPlainActivities>;
