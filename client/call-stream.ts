@@ -10,6 +10,7 @@ import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
 import { fetchDecodedHistory } from './decode-history.js';
 import { StreamDeliveries } from './history-stream.js';
+import type { HistoryEvent } from './history-events.js';
 import type { StreamDelta, StreamEvent } from '../common/stream.js';
 
 /**
@@ -29,10 +30,11 @@ export interface SubscribeCallStreamOptions {
 }
 
 /**
- * The items of workflow `workflowId`'s stream, from `fromOffset` on, until the workflow closes. A run that closes
- * ends every subscription, and a subscriber that was between two polls then has not read the last deltas: those
- * are read from the closed run's history (its publish signals) and yielded last, so a subscriber from offset 0
- * always ends with every delta of the run. The same holds when the run has used up Temporal's updates per run
+ * The items of workflow `workflowId`'s stream, from `fromOffset` on, until the workflow closes (following its
+ * continue-as-new chain). A run that closes ends every subscription, and a subscriber that was between two polls
+ * then has not read the last deltas: those are read from the histories of the chain's runs (their publish
+ * signals) and yielded last, so a subscriber from offset 0 always ends with every delta of the chain, once, even
+ * one that fell behind or started after earlier runs had closed. The same holds when the run has used up Temporal's updates per run
  * (each poll is one; 2,000 by default): a subscriber from 0 then waits for the run to close and reads the rest
  * from its history; one from another offset fails with Temporal's error.
  */
@@ -41,7 +43,7 @@ export async function* subscribeCallStream(
   workflowId: string,
   options: SubscribeCallStreamOptions = {},
 ): AsyncGenerator<CallStreamItem, void, undefined> {
-  const stream = WorkflowStreamClient.create(client, workflowId);
+  const stream = followToCurrentRun(WorkflowStreamClient.create(client, workflowId), client, workflowId);
   const items = stream.subscribe<StreamDelta | StreamEvent>(
     [DELTA_TOPIC, EVENT_TOPIC],
     options.fromOffset ?? 0,
@@ -71,12 +73,63 @@ export async function* subscribeCallStream(
       .catch(() => undefined);
   }
   if ((options.fromOffset ?? 0) !== 0) return;
-  const history = await fetchDecodedHistory(client.workflow.getHandle(workflowId));
-  for (const delta of new StreamDeliveries(history.events ?? []).all()) {
-    const count = seen.get(delta.modelCallId) ?? 0;
-    if (delta.index < count) continue;
-    yield { kind: 'delta', offset: undefined, delta: { modelCallId: delta.modelCallId, text: delta.text } };
+  for (const events of await chainEvents(client, workflowId)) {
+    for (const delta of new StreamDeliveries(events).all()) {
+      const count = seen.get(delta.modelCallId) ?? 0;
+      if (delta.index < count) continue;
+      seen.set(delta.modelCallId, delta.index + 1);
+      yield { kind: 'delta', offset: undefined, delta: { modelCallId: delta.modelCallId, text: delta.text } };
+    }
   }
+}
+
+/**
+ * The stream client follows continue-as-new by describing the run its last poll was admitted to, and keeps
+ * describing that run until another poll is admitted. A subscriber whose last poll was in a run that continued
+ * as new, and whose next poll finds the whole chain closed (a slow reader, or one paused between two polls),
+ * was told "continued as new, follow" for ever (a hang, busy with requests). Following now moves the run it
+ * describes to the chain's current one, so the next refused poll sees that run closed and ends the subscription.
+ * (`followContinueAsNew` and `polledRunId` are the client's own members in @temporalio/workflow-streams 1.23.)
+ */
+function followToCurrentRun(
+  stream: WorkflowStreamClient,
+  client: Client,
+  workflowId: string,
+): WorkflowStreamClient {
+  const inner = stream as unknown as FollowingClient;
+  if (typeof inner.followContinueAsNew !== 'function') return stream;
+  const follow = inner.followContinueAsNew.bind(stream);
+  inner.followContinueAsNew = async () => {
+    if (!(await follow())) return false;
+    inner.polledRunId = await client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then((d) => d.runId)
+      .catch(() => undefined);
+    return true;
+  };
+  return stream;
+}
+
+interface FollowingClient {
+  polledRunId: string | undefined;
+  followContinueAsNew(): Promise<boolean>;
+}
+
+/**
+ * The decoded events of every run of workflow `workflowId`'s chain, oldest run first: a subscriber that fell
+ * behind (or started) after earlier runs closed finds their deltas only in their own histories.
+ */
+async function chainEvents(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+  const runs: HistoryEvent[][] = [];
+  let runId: string | undefined;
+  do {
+    const history = await fetchDecodedHistory(client.workflow.getHandle(workflowId, runId));
+    const events = history.events ?? [];
+    runs.unshift(events);
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  } while (runId !== undefined);
+  return runs;
 }
 
 /** Whether `error` is Temporal refusing an update because the run has had as many as it may. */

@@ -62,6 +62,39 @@ export interface BudgetOutlook {
   inputBytes: number;
   /** `settings.maxOutputTokens`, when set. */
   maxOutputTokens?: number;
+  /**
+   * The worker could not say its prices (its `modelRetryConfig` local activity did not answer): a cost limit
+   * cannot be checked, so it stops the call (fails closed) rather than counting every attempt free.
+   */
+  pricingUnknown?: boolean;
+  /** What a repair's corrections add to the next attempt's input on one backend (see {@link AddedInput}). */
+  addedInput?: AddedInput;
+}
+
+/**
+ * The input that repairs' corrections (the bad answer, then the validator's errors) add to the next attempt on
+ * `model`, which alone gets them: another backend gets the original request.
+ */
+export interface AddedInput {
+  model: string;
+  /** Tokens added since the last attempt on `model` that reported its input count (that count includes the rest). */
+  sinceReport: number;
+  /** Tokens of every correction carried, for the estimate from bytes when no count was reported. */
+  total: number;
+}
+
+/**
+ * The tokens one correction adds: the bad answer by its reported count (the failed attempt's output tokens),
+ * else its UTF-8 bytes / 4, and the rest of the correction (the validator's errors and the wording around them)
+ * by bytes / 4.
+ */
+export function correctionTokens(
+  answerBytes: number,
+  correctionBytes: number,
+  answerTokens: number | undefined,
+): number {
+  const rest = Math.max(0, correctionBytes - answerBytes);
+  return (answerTokens ?? Math.ceil(answerBytes / 4)) + Math.ceil(rest / 4);
 }
 
 /** Classes after which the provider may have billed an attempt that reported no usage. */
@@ -107,13 +140,17 @@ export function pricedCost(usage: NonNullable<BudgetAttempt['usage']>, pricing: 
 
 /**
  * The worst case of the next attempt on `model`: its input tokens (the model's last reported count in this call,
- * for the same messages, else UTF-8 bytes / 4) plus `maxOutputTokens` (else the largest output seen so far), at
+ * else UTF-8 bytes / 4, plus what a repair's corrections added since) plus `maxOutputTokens` (else the largest output seen so far), at
  * the model's price.
  */
 export function worstCase(outlook: BudgetOutlook, model: string): Spent {
   const reported = outlook.attempts.findLast((a) => a.model === model && a.usage?.inputTokens !== undefined)
     ?.usage?.inputTokens;
-  const inputTokens = reported ?? Math.ceil(outlook.inputBytes / 4);
+  const added = outlook.addedInput?.model === model ? outlook.addedInput : undefined;
+  const inputTokens =
+    reported !== undefined
+      ? reported + (added?.sinceReport ?? 0)
+      : Math.ceil(outlook.inputBytes / 4) + (added?.total ?? 0);
   const outputTokens = outlook.maxOutputTokens ?? largestOutput(outlook);
   const pricing = outlook.pricing[model];
   const costUsd = pricing ? pricedCost({ inputTokens, outputTokens }, pricing) : 0;
@@ -164,6 +201,13 @@ const LIMIT_OF: Readonly<Record<(typeof BUDGET_FIELDS)[number], keyof Spent>> = 
  * budget (the first such field). `undefined` when it fits.
  */
 export function budgetStop(outlook: BudgetOutlook, model: string): string | undefined {
+  if (outlook.pricingUnknown && needsPricing(outlook.budget)) {
+    return (
+      `\`budget.maxCostUsd\` (${show(outlook.budget.maxCostUsd ?? 0)}): the worker did not answer its ` +
+      '`modelRetryConfig` local activity, so no `pricing` is known and the cost cannot be bounded; run ' +
+      "model-retry's activities (createActivities) in the workers of this task queue"
+    );
+  }
   const spent = spentSoFar(outlook);
   const next = worstCase(outlook, model);
   for (const field of BUDGET_FIELDS) {

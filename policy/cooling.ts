@@ -18,8 +18,10 @@ export function everyBackendCooling(next: CallState, nowMs: number): boolean {
 /**
  * The wait when every backend left is cooling: one wait until the earliest of them may be tried, plus a jitter
  * in [0, 1 s) from `random` (so the calls waiting for the same backend do not all come back in the same
- * millisecond). It uses no entry of the plan's `waits` (fleet health set it, not the plan), starts a new round,
- * and stops `deadline` when it does not fit the deadline rule. `random` is drawn once.
+ * millisecond). It uses no entry of the plan's `waits` (fleet health set it, not the plan) and starts a new round.
+ * Like a retry-after (the contract's `retryAfter` rule), a cool-down over `retryAfter.maxMs`, or a wait that does
+ * not fit the deadline rule, stops `retry-after-exceeded` (no backend is left to advance to: all are cooling).
+ * `random` is drawn once.
  */
 export function coolingWait(
   plan: ResolvedPlan,
@@ -35,10 +37,18 @@ export function coolingWait(
   }
   const r = random();
   const jitter = r >= 0 && r < 1 ? Math.floor(r * COOLING_JITTER_MS) : 0;
-  const waitMs = Math.max(0, notBeforeOf(next, target) - nowMs) + jitter;
-  if (!fitsDeadline(plan, nowMs, waitMs)) {
-    const because = `every backend left is cooling down, the earliest for ${waitMs} ms: beyond the deadline`;
-    return { kind: 'stop', reason: 'deadline', action, why: `${why}; ${because}`, state: next };
+  const coolMs = Math.max(0, notBeforeOf(next, target) - nowMs);
+  const waitMs = coolMs + jitter;
+  // The cool-down is waited like a retry-after: beyond `retryAfter.maxMs` or the deadline, nothing is waited.
+  const least = `every backend left is cooling down, the earliest for ${coolMs} ms`;
+  const over =
+    coolMs > plan.retryAfter.maxMs
+      ? `${least}: over retryAfter.maxMs (${plan.retryAfter.maxMs})`
+      : !fitsDeadline(plan, nowMs, waitMs)
+        ? `${least}: beyond the deadline`
+        : undefined;
+  if (over !== undefined) {
+    return { kind: 'stop', reason: 'retry-after-exceeded', action, why: `${why}; ${over}`, state: next };
   }
   next.attempts += 1;
   next.round += 1;

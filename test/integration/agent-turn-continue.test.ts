@@ -124,6 +124,53 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     expect(run.records.every((r) => r.streamedDeltas !== undefined)).toBe(true);
   });
 
+  /** Starts a six-step streamed turn that runs as a chain of several runs; `id` names its loopback script. */
+  async function startStreamedTurn(id: string) {
+    const steps = [1, 2, 3, 4, 5, 6].map((n) =>
+      toolCall('calculator', { expression: `${n} * 10` }, { text: `step ${n}. ` }),
+    );
+    fx.lp.script(id, [...steps, ok(undefined, { chunks: ['all ', 'done.'] })]);
+    return startAgentTurn(
+      fx.temporal.client,
+      {
+        model: `local:${id}`,
+        prompt: 'Count in tens, out loud',
+        tools: ['calculator'],
+        stream: { batchMs: 10 },
+        deadlineInMs: 300_000,
+        reserveMs: 5000,
+      },
+      { taskQueue },
+    );
+  }
+  const everyStep = 'step 1. step 2. step 3. step 4. step 5. step 6. all done.';
+
+  it('ends a subscriber that paused in an early run until the chain closed, with every delta once', async () => {
+    const handle = await startStreamedTurn('paused-stream');
+    const items = subscribeCallStream(fx.temporal.client, handle.workflowId);
+    // The first item comes from the first run; the subscriber then stops reading while the turn continues as
+    // new and completes, so its next poll goes to a chain whose every run is closed.
+    const first = await items.next();
+    const run = await finishTurn(fx, handle);
+    expect(run.history.runIds.length).toBeGreaterThan(2);
+    let text = '';
+    for (let item = first; !item.done; item = await items.next()) {
+      if (item.value.kind === 'delta') text += item.value.delta.text;
+    }
+    expect(text).toBe(everyStep);
+  });
+
+  it('gives a subscriber that starts after the chain closed the deltas of every run, once', async () => {
+    const handle = await startStreamedTurn('late-stream');
+    const run = await finishTurn(fx, handle);
+    expect(run.history.runIds.length).toBeGreaterThan(2);
+    let text = '';
+    for await (const item of subscribeCallStream(fx.temporal.client, handle.workflowId)) {
+      if (item.kind === 'delta') text += item.delta.text;
+    }
+    expect(text).toBe(everyStep);
+  });
+
   it('carries only the newest part of a long stream log across runs, never into AgentTurnTooLarge', async () => {
     // Six steps of 2,500 one-letter deltas each: about 2 MB of stream log in all, over the 1.5 MB a turn may
     // carry; the text itself (the conversation) stays small.

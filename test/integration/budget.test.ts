@@ -1,4 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createActivities } from '../../activities/index.js';
+import { startModelCall } from '../../client/model-call-client.js';
 import { createProviderRegistry } from '../../activities/providers/registry.js';
 import { hang, ok, toolCall } from '../../loopback/index.js';
 import { readCallHistory } from '../../client/history-reader.js';
@@ -6,12 +10,21 @@ import { callReport } from '../../client/call-report.js';
 import { describeReport } from '../../cli/history.js';
 import { runTurn } from '../harness/agent-turn.js';
 import { TEST_SECRETS, runCall, story } from '../harness/model-call.js';
+import { settle } from '../harness/settle.js';
+import type { ModelCallFailedDetails } from '../../common/call.js';
 import { useFixture } from '../harness/fixture.js';
 import type { TestWorker } from '../harness/temporal.js';
 
 /** An answer with no content that the provider still billed: a `ParseFailed` that reports its usage. */
 const billedEmpty = (inputTokens: number, outputTokens: number) =>
   ok('', { usage: { inputTokens, outputTokens } });
+
+/** A JSON Schema the repair test's answers are checked against. */
+const CITY = {
+  type: 'object',
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+  required: ['city', 'population'],
+};
 
 /** USD per million tokens of the priced test models. */
 const PRICE = { inputPerMTok: 1, outputPerMTok: 2 };
@@ -20,16 +33,21 @@ describe('a budget bounds what a call and a turn may spend, failed attempts incl
   const { fx, worker } = useFixture();
   /** A worker whose providers file prices `priced:turn-a` and `priced:answers` (and nothing of `bare`). */
   let priced: TestWorker;
+  let providers: ReturnType<typeof createProviderRegistry>;
 
   beforeAll(async () => {
-    const providers = createProviderRegistry(
+    providers = createProviderRegistry(
       {
         bare: { type: 'openai-compatible', baseURL: fx.lp.openaiBaseURL, apiKeyEnv: 'LOOPBACK_KEY' },
         priced: {
           type: 'openai-compatible',
           baseURL: fx.lp.openaiBaseURL,
           apiKeyEnv: 'LOOPBACK_KEY',
-          models: { 'turn-a': { pricing: PRICE }, answers: { pricing: PRICE } },
+          models: {
+            'turn-a': { pricing: PRICE },
+            answers: { pricing: PRICE },
+            'no-config': { pricing: PRICE },
+          },
         },
       },
       { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey } },
@@ -83,6 +101,33 @@ describe('a budget bounds what a call and a turn may spend, failed attempts incl
     expect(fx.lp.requestCount(m.id)).toBe(1);
   });
 
+  it('counts what a repair adds to the input (the bad answer and the errors) before repairing', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [
+      ok('{"city": "Paris", "population": "two million"}', {
+        usage: { inputTokens: 100, outputTokens: 400 },
+      }),
+      ok('{"city":"Paris","population":2100000}'),
+    ]);
+    const run = await runCall(fx, worker, {
+      model: m.name,
+      prompt: 'The largest city of France, as JSON.',
+      output: { schema: CITY },
+      settings: { maxOutputTokens: 50 },
+      // The repair sends the 100 input tokens again plus the 400-token bad answer and the errors: 100 spent + over
+      // 500 of input passes 400, where the input count alone (100 + 100) would fit.
+      budget: { maxInputTokens: 400 },
+    });
+    expect(run.details?.stopReason).toBe('budget');
+    expect(story(run.records)).toEqual([
+      { backend: 0, outcome: 'failed', class: 'SchemaMismatch', action: 'repair' },
+    ]);
+    expect(fx.lp.requestCount(m.id)).toBe(1);
+    expect(run.details?.lastDecision.why).toMatch(
+      /`budget\.maxInputTokens` \(400\): spent 100 \+ the next attempt's worst case 5\d\d on /,
+    );
+  });
+
   it('a cost budget on a backend without a price fails it as Misconfigured naming `pricing`, before any request', async () => {
     fx.lp.script('answers', [ok('priced answer', { usage: { inputTokens: 1000, outputTokens: 500 } })]);
     const run = await runCall(fx, priced, {
@@ -100,6 +145,36 @@ describe('a budget bounds what a call and a turn may spend, failed attempts incl
     expect(fx.lp.requestCount('unpriced')).toBe(0);
     // No reported cost: the price counts (1000 x 1 + 500 x 2 USD per million tokens).
     expect(run.result?.spent?.costUsd).toBeCloseTo(0.002, 9);
+  });
+
+  it('a cost budget fails closed when the worker cannot say its prices (no modelRetryConfig answer)', async () => {
+    // A worker of the user's own without model-retry's config activity: the attempt activity would price the
+    // answer, but the workflow learns no price, so a cost budget cannot be checked and stops before any request.
+    const { modelRetryConfig: _unanswered, ...activities } = createActivities({ providers });
+    fx.lp.script('no-config', [ok('counted as free', { usage: { inputTokens: 1000, outputTokens: 500 } })]);
+    const native = await NativeConnection.connect({ address: inject('temporalAddress') });
+    try {
+      const taskQueue = `no-config-${randomUUID()}`;
+      const plain = await Worker.create({
+        connection: native,
+        namespace: inject('temporalNamespace'),
+        taskQueue,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        activities,
+      });
+      const { failure } = await plain.runUntil(async () => {
+        const input = { model: 'priced:no-config', prompt: 'hi', budget: { maxCostUsd: 0.001 } };
+        return settle(await startModelCall(fx.temporal.client, input, { taskQueue }));
+      });
+      const details = failure?.details?.[0] as ModelCallFailedDetails | undefined;
+      expect(details?.stopReason).toBe('budget');
+      expect(details?.attempts).toEqual([]);
+      expect(fx.lp.requestCount('no-config')).toBe(0);
+      expect(details?.lastDecision.why).toContain('`modelRetryConfig`');
+      expect(details?.lastDecision.why).toContain('`pricing`');
+    } finally {
+      await native.close();
+    }
   });
 
   it('stops a turn `budget` when its second model call would pass the turn’s budget', async () => {

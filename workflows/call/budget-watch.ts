@@ -1,5 +1,5 @@
-import { largestOutput, spentSoFar } from '../../policy/index.js';
-import type { Budget, BudgetOutlook, Spent } from '../../policy/index.js';
+import { correctionTokens, largestOutput, spentSoFar } from '../../policy/index.js';
+import type { AddedInput, Budget, BudgetOutlook, Spent } from '../../policy/index.js';
 import type { AttemptRecord } from '../../common/call.js';
 import { workerConfig } from './worker-config.js';
 
@@ -16,14 +16,41 @@ export interface SpentBefore {
  * it, and its own records, which the call keeps updating in place.
  */
 export class BudgetWatch {
+  private added: AddedInput | undefined;
+
   constructor(
     private readonly base: Omit<BudgetOutlook, 'attempts'>,
     private readonly records: readonly AttemptRecord[],
   ) {}
 
-  /** The outlook as of now (the records so far). */
+  /** The outlook as of now (the records so far, and what repairs add to the next attempt's input). */
   outlook(): BudgetOutlook {
-    return { ...this.base, attempts: this.records };
+    return { ...this.base, attempts: this.records, ...(this.added ? { addedInput: this.added } : {}) };
+  }
+
+  /**
+   * After failed attempt `record`: a reported input count includes the corrections it was sent; a correction
+   * of its answer (`SchemaMismatch`, its bad answer and the correction's UTF-8 bytes) would be sent on top by a
+   * repair, so the decision that follows counts it in the next attempt's worst case.
+   */
+  afterAttempt(record: AttemptRecord, correction?: { answerBytes: number; bytes: number }): void {
+    const same = this.added?.model === record.model ? this.added : undefined;
+    const reported = record.usage?.inputTokens !== undefined;
+    if (!correction) {
+      if (same && reported) this.added = { ...same, sinceReport: 0 };
+      return;
+    }
+    const tokens = correctionTokens(correction.answerBytes, correction.bytes, record.usage?.outputTokens);
+    this.added = {
+      model: record.model,
+      sinceReport: (same && !reported ? same.sinceReport : 0) + tokens,
+      total: (same?.total ?? 0) + tokens,
+    };
+  }
+
+  /** The decision dropped the corrections (another backend, a new round): the next input is the original. */
+  dropCorrections(): void {
+    this.added = undefined;
   }
 
   /** What the call and what was spent before it count so far. */
@@ -60,6 +87,7 @@ export async function watchBudget(
     budget,
     backends: setup.backends,
     pricing,
+    ...(config === undefined ? { pricingUnknown: true } : {}),
     inputBytes: setup.inputBytes,
     ...(setup.maxOutputTokens !== undefined ? { maxOutputTokens: setup.maxOutputTokens } : {}),
     ...(setup.before ? { before: setup.before.spent, largestOutputBefore: setup.before.largestOutput } : {}),

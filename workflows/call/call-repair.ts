@@ -43,6 +43,11 @@ export class Corrections {
     this.pending = undefined;
   }
 
+  /** Whether the next attempt carries corrections. */
+  get carried(): boolean {
+    return this.added.length > 0;
+  }
+
   /** The conversation of the next attempt. */
   messages(original: ChatMessage[]): ChatMessage[] {
     return this.added.length === 0 ? original : [...original, ...this.added];

@@ -185,6 +185,13 @@ export class CallRun {
     // A repair would send the correction too: the history limit counts it before the decision.
     const correction = this.corrections.note(outcome.mismatch);
     if (correction.length > 0) this.call.history.growInput(jsonBytes(correction));
+    this.call.budget?.afterAttempt(
+      record,
+      outcome.mismatch && {
+        answerBytes: jsonBytes(outcome.mismatch.answer),
+        bytes: jsonBytes(correction),
+      },
+    );
     if (failure.class === 'StreamInterrupted') this.partialText = delivered?.text;
     return { kind: 'failed', failure, deadlineReached: outcome.deadlineReached };
   }
@@ -204,6 +211,7 @@ export class CallRun {
     };
     const decision = afterAttempt(plan, state, end, context);
     this.corrections.follow(decision);
+    if (!this.corrections.carried) budget?.dropCorrections();
     if (end.kind !== 'failed' || (decision.kind === 'stop' && decision.reason === 'cancelled'))
       return decision;
     if (shared) shareNotBefore(backends, decision.state, shared);

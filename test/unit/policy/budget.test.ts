@@ -13,6 +13,7 @@ import {
   attemptSpent,
   budgetProblems,
   budgetStop,
+  correctionTokens,
   decide,
   initialState,
   pricedCost,
@@ -81,6 +82,34 @@ describe('the next attempt’s worst case', () => {
     const pricing = { [FAST]: { inputPerMTok: 2, outputPerMTok: 10 } };
     expect(worstCase(outlook({ pricing, maxOutputTokens: 100 }), FAST).costUsd).toBeCloseTo(
       (100 * 2 + 100 * 10) / 1e6,
+    );
+  });
+});
+
+describe('what a repair adds to the next attempt’s input', () => {
+  it('counts the bad answer by its reported tokens, else bytes / 4, and the rest of the correction by bytes / 4', () => {
+    expect(correctionTokens(40, 120, 30)).toBe(30 + 20);
+    expect(correctionTokens(40, 120, undefined)).toBe(10 + 20);
+  });
+
+  it('adds it on the repaired backend only: on top of a reported count, or of the estimate from bytes', () => {
+    const attempts = [failed('SchemaMismatch', { usage: { inputTokens: 70, outputTokens: 30 } })];
+    const addedInput = { model: FAST, sinceReport: 50, total: 80 };
+    expect(worstCase(outlook({ attempts, addedInput }), FAST).inputTokens).toBe(70 + 50);
+    expect(worstCase(outlook({ addedInput }), FAST).inputTokens).toBe(100 + 80);
+    // Another backend gets the original request.
+    expect(worstCase(outlook({ attempts, addedInput }), CHEAP).inputTokens).toBe(100);
+  });
+});
+
+describe('a cost budget without the worker’s prices', () => {
+  it('stops before any attempt (fails closed), naming modelRetryConfig and pricing; token budgets go on', () => {
+    const why = budgetStop(outlook({ budget: { maxCostUsd: 1 }, pricingUnknown: true }), FAST);
+    expect(why).toContain('`budget.maxCostUsd` (1)');
+    expect(why).toContain('`modelRetryConfig`');
+    expect(why).toContain('`pricing`');
+    expect(budgetStop(outlook({ budget: { maxTotalTokens: 1000 }, pricingUnknown: true }), FAST)).toBe(
+      undefined,
     );
   });
 });

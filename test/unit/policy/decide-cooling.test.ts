@@ -53,11 +53,29 @@ describe('CoolingDown in the call policy', () => {
     expect(d).toMatchObject({ kind: 'attempt', waitMs: 5_000 });
   });
 
-  it('stops with deadline when the wait does not fit the deadline rule', () => {
+  it('stops retry-after-exceeded when the wait does not fit the deadline rule (as a retry-after would)', () => {
     const p = plan({ waits: [100], deadlineInMs: 70_000, reserveMs: 1_000, minAttemptMs: 1_000 });
     const d = decide(p, first(1), cooling(300_000), 0, fixedRandom(0));
-    expect(d).toMatchObject({ kind: 'stop', reason: 'deadline' });
+    expect(d).toMatchObject({ kind: 'stop', reason: 'retry-after-exceeded' });
     expect(d.why).toMatch(/cooling down/);
+    expect(d.why).toMatch(/beyond the deadline/);
+  });
+
+  it('stops retry-after-exceeded when the earliest cool-down is over retryAfter.maxMs, even without a deadline', () => {
+    const p = plan({ waits: [100], retryAfter: { maxMs: 10_000 } });
+    const a = decide(p, first(2), cooling(30_000), 0, fixedRandom(0));
+    const b = decide(p, a.state, cooling(20_000), 5, fixedRandom(0));
+    expect(b).toMatchObject({ kind: 'stop', reason: 'retry-after-exceeded', action: 'advance' });
+    expect(b.why).toContain('cooling down, the earliest for 20000 ms: over retryAfter.maxMs (10000)');
+    // Within maxMs it waits as before.
+    const c = decide(
+      plan({ waits: [100], retryAfter: { maxMs: 20_000 } }),
+      a.state,
+      cooling(20_000),
+      5,
+      fixedRandom(0),
+    );
+    expect(c).toMatchObject({ kind: 'attempt', waitMs: 20_000 });
   });
 
   it('counts toward maxAttempts', () => {
