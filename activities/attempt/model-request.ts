@@ -195,15 +195,17 @@ function takeSlot(
 }
 
 /**
- * No slot came within the attempt's timeout: nothing was sent, and this worker is saturated on the backend, so
- * the attempt ends like one that got no answer in time (`ResponseTimeout`: the call advances).
+ * No slot came within the attempt's timeout: nothing was sent, because this worker process already has
+ * `maxInFlight` requests at the backend. Like an open backend, that says nothing of the provider and costs
+ * nothing, so it is `CoolingDown` (advance; not billed; no trip), without a `retryAfterMs` (no one knows when a
+ * slot frees): see docs/decisions.md, "A maxInFlight slot that never came".
  */
 function noSlot(error: unknown): ObservedError {
   const message =
     error instanceof NoSlotError
       ? `${error.message} within the attempt's timeout: nothing was sent`
       : String(error);
-  return { observation: { requestTimedOut: true }, message };
+  return { observation: { coolingDown: true }, message };
 }
 
 /** The model, or the observation of why the worker cannot make the request. */

@@ -92,12 +92,13 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
       return result;
     } catch (error) {
       // A cancelled attempt, a lost worker, or a worker that could not make the request (`Misconfigured`: a
-      // missing key, no price under a cost budget; nothing was sent) says nothing about the backend (a probe lost
-      // that way expires by itself).
+      // missing key, no price under a cost budget; `CoolingDown`: no maxInFlight slot in time; nothing was sent)
+      // says nothing about the backend (a probe lost that way expires by itself).
       if (
         error instanceof ApplicationFailure &&
         error.type !== 'WorkerLost' &&
         error.type !== 'Misconfigured' &&
+        error.type !== 'CoolingDown' &&
         !(error instanceof CancelledFailure)
       ) {
         const details = error.details?.[0] as Partial<AttemptFailureDetails> | undefined;
