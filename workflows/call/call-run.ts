@@ -2,6 +2,7 @@ import { CancellationScope, CancelledFailure, sleep, workflowInfo } from '@tempo
 import {
   afterAttempt,
   attemptTimeoutMs,
+  spendUntilMs,
   beforeAttempt,
   cancelledStop,
   failedAttempt,
@@ -129,6 +130,7 @@ export class CallRun {
   async attempt(record: AttemptRecord): Promise<Ended> {
     const { input, plan, messages, tools, stream, output } = this.call;
     const scheduledAt = Date.parse(record.startedAt);
+    const spendUntil = spendUntilMs(plan);
     const request: ModelRequestInput = {
       workflowId: workflowInfo().workflowId,
       callId: record.callId,
@@ -140,6 +142,7 @@ export class CallRun {
       ...(tools ? { tools } : {}),
       ...(input.settings ? { settings: input.settings } : {}),
       timeoutMs: attemptTimeoutMs(plan, scheduledAt),
+      ...(spendUntil === undefined ? {} : { spendUntil }),
       ...(this.after ? { after: this.after } : {}),
       ...(stream.config ? { stream: stream.config } : {}),
       ...(output ? { output: { schema: output.schema } } : {}),
