@@ -97,6 +97,11 @@ export interface ModelRequestInput {
    * attempt that waited in a (limit) queue still ends by itself before the deadline.
    */
   spendUntil?: number;
+  /**
+   * The workflow saw the backend cooling (`backendCooling`) and scheduled this attempt on its own queue instead of
+   * the backend's limit queue: it sends nothing and fails `CoolingDown` whatever fleet health says by now.
+   */
+  held?: true;
   /** Absent on a call's first attempt. */
   after?: AttemptCause;
   /** Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. */

@@ -18,6 +18,7 @@ import type { AttemptCause, ModelRequestInput, ModelRequestResult } from '../../
 import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
 import { outcomeOf } from './attempt-outcome.js';
 import { modelRequest } from './model-request.js';
+import { heldOffLimitQueue } from './cooling-check.js';
 import type { AttemptOutcome } from './attempt-outcome.js';
 import { actionOf, callFailed, resultOf } from './call-result.js';
 import { noteSearchAttributesReady } from './call-stop.js';
@@ -149,8 +150,11 @@ export class CallRun {
       ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
     };
     try {
-      const taskQueue = attemptQueueOf(workflowInfo().taskQueue, record.model, this.call.limits);
-      return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt, taskQueue) };
+      const limited = attemptQueueOf(workflowInfo().taskQueue, record.model, this.call.limits);
+      // A cooling backend's attempt sends nothing: it fails at once on the call's queue, taking no rate token.
+      const held = limited !== undefined && (await heldOffLimitQueue(record.model));
+      const [input, taskQueue] = held ? [{ ...request, held: true as const }, undefined] : [request, limited];
+      return { kind: 'answered', result: await modelRequest(plan, input, scheduledAt, taskQueue) };
     } catch (error) {
       return { kind: 'raised', error, outcome: outcomeOf(error, cancelRequested()) };
     }
