@@ -16,7 +16,7 @@ import { ToolRegistry, createToolActivities } from './tools/index.js';
 import { HealthMonitor } from './health/monitor.js';
 import { healthFromEnv } from './health/settings.js';
 import type { HealthOptions } from './health/settings.js';
-import { withHealth } from './health/with-health.js';
+import { createCoolingCheck, withHealth } from './health/with-health.js';
 import type { ToolSpec } from './tools/index.js';
 
 export interface ActivityDeps {
@@ -88,8 +88,10 @@ export function createActivities(deps: ActivityDeps = {}) {
   // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
   const inFlight = new InFlightLimits(() => limits);
   const attempt = withResultLimit(createModelRequest({ providers, onHeaders, inFlight }));
+  const health = { monitor, on, providers, headers };
   return {
-    modelRequest: withAttemptMetrics(withHealth(attempt, { monitor, on, providers, headers })),
+    modelRequest: withAttemptMetrics(withHealth(attempt, health)),
+    ...createCoolingCheck(health),
     ...createSearchAttributeActivities(),
     ...createWorkerConfigActivities({
       payloadStore: deps.payloadStore === true,

@@ -4,3 +4,12 @@ import type { ModelRequestInput, ModelRequestResult } from './attempt.js';
 export interface ModelRequestActivities {
   modelRequest(input: ModelRequestInput): Promise<ModelRequestResult>;
 }
+
+/**
+ * The local activity a workflow asks before it schedules an attempt on a backend's limit queue: how long this
+ * worker's copy of fleet health has the backend still cooling (`undefined`: not cooling, or not watched). A
+ * cooling backend's attempt then runs on the call's own queue with `held`, so it takes no rate token.
+ */
+export interface CoolingCheckActivities {
+  backendCooling(model: string): Promise<number | undefined>;
+}

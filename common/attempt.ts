@@ -91,6 +91,17 @@ export interface ModelRequestInput {
   settings?: ModelSettings;
   /** The request timeout T in ms: the activity aborts the request itself after this long. */
   timeoutMs: number;
+  /**
+   * A call with a deadline: the last moment it may spend (epoch ms, the deadline less the reserve). The
+   * activity's request timeout is `min(timeoutMs, spendUntil − its start)`, counted from when it starts, so an
+   * attempt that waited in a (limit) queue still ends by itself before the deadline.
+   */
+  spendUntil?: number;
+  /**
+   * The workflow saw the backend cooling (`backendCooling`) and scheduled this attempt on its own queue instead of
+   * the backend's limit queue: it sends nothing and fails `CoolingDown` whatever fleet health says by now.
+   */
+  held?: true;
   /** Absent on a call's first attempt. */
   after?: AttemptCause;
   /** Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. */

@@ -33,7 +33,10 @@ export interface Observation {
   ownScopeCancelled?: boolean;
   /** The worker running the attempt was shutting down (its activities were cancelled by the shutdown). */
   workerShutdown?: boolean;
-  /** Fleet health kept the request from being sent: the backend is open (or half-open with its probe taken). */
+  /**
+   * The request was held back, not sent: fleet health has the backend open (or half-open with its probe taken),
+   * or no `maxInFlight` slot of this worker came within the attempt's timeout.
+   */
   coolingDown?: boolean;
   /** The worker cannot make the request: unknown provider or model, missing key variable. */
   misconfigured?: boolean;

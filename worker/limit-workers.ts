@@ -6,14 +6,15 @@
 import { Runtime, Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import protoPackage from '@temporalio/proto';
-import { limitQueue } from '../common/limits.js';
+import { limitQueue, queueRates } from '../common/limits.js';
 import type { LimitsByKey } from '../common/limits.js';
 
-/** The keys that have a `requestsPerSecond`, with it. */
+/**
+ * The keys that have a `requestsPerSecond`, with the rate of their queue: a provider's queue keeps what its
+ * models' own queues leave of its rate (`queueRates`), so both limits hold.
+ */
 export function rateLimitedKeys(limits: LimitsByKey): [key: string, requestsPerSecond: number][] {
-  return Object.entries(limits).flatMap(([key, l]) =>
-    l.requestsPerSecond === undefined ? [] : [[key, l.requestsPerSecond] as [string, number]],
-  );
+  return queueRates(limits);
 }
 
 /**

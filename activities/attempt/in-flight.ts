@@ -4,7 +4,7 @@
  * fleet-wide concurrency limit, so this is per process by design. A hand-written semaphore because an attempt
  * waiting for a slot must give it up on cancellation or at its timeout (p-limit's queue cannot drop one entry).
  */
-import { limitKeyOf } from '../../common/limits.js';
+import { limitKeysOf } from '../../common/limits.js';
 import type { LimitsByKey } from '../../common/limits.js';
 
 /** Releases a slot taken by `InFlightLimits.acquire`. */
@@ -63,26 +63,37 @@ export class InFlightLimits {
   constructor(private readonly limits: () => LimitsByKey | undefined) {}
 
   /**
-   * Takes a slot for a request to `model` (at once when its key has no `maxInFlight`), waiting at most
-   * `timeoutMs` and never past `signal` (the activity's cancellation).
-   * @throws NoSlotError when the wait ends without a slot.
+   * Takes a slot for a request to `model` of every key that holds for it with a `maxInFlight` (its provider's,
+   * then its own: both hold; at once when none has one), waiting at most `timeoutMs` in all and never past
+   * `signal` (the activity's cancellation).
+   * @throws NoSlotError when the wait ends without every slot (those taken are given back).
    */
   async acquire(model: string, signal: AbortSignal, timeoutMs: number): Promise<Release> {
     const limits = this.limits();
-    const key = limitKeyOf(model, limits);
-    const max = key === undefined ? undefined : limits?.[key]?.maxInFlight;
-    if (key === undefined || max === undefined) return () => undefined;
+    const either = AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, timeoutMs))]);
+    const taken: Semaphore[] = [];
+    const giveAll = (): void => {
+      for (const slot of taken.splice(0).reverse()) slot.give();
+    };
+    // Always in the same order (provider, then model), so two waiters never hold one slot each of the other's.
+    for (const key of limitKeysOf(model, limits)) {
+      const max = limits?.[key]?.maxInFlight;
+      if (max === undefined) continue;
+      const slot = this.semaphore(key, max);
+      try {
+        await slot.take(either, () => new NoSlotError(signal.aborted ? 'aborted' : 'timeout', key, max));
+      } catch (error) {
+        giveAll();
+        throw error;
+      }
+      taken.push(slot);
+    }
+    return giveAll;
+  }
+
+  private semaphore(key: string, max: number): Semaphore {
     let semaphore = this.semaphores.get(key);
     if (!semaphore) this.semaphores.set(key, (semaphore = new Semaphore(max)));
-    const timeout = AbortSignal.timeout(Math.max(0, timeoutMs));
-    const either = AbortSignal.any([signal, timeout]);
-    const slot = semaphore;
-    await slot.take(either, () => new NoSlotError(signal.aborted ? 'aborted' : 'timeout', key, max));
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      slot.give();
-    };
+    return semaphore;
   }
 }

@@ -106,17 +106,18 @@ export function createModelRequest(deps: ModelRequestDeps) {
       const badSchema = schema === undefined ? undefined : unusableSchema(schema);
       if (badSchema !== undefined) throw failed(badSchema);
 
-      // Waiting for a slot heartbeats (started above) and counts toward the attempt's timeout.
+      // The request timeout counts from here, not from when the attempt was scheduled (it may have waited in its
+      // limit queue), within the call's deadline. Waiting for a slot heartbeats (started above) and counts.
       const slotFrom = now();
-      release = await takeSlot(deps.inFlight, input, ctx.cancellationSignal).catch((error: unknown) => {
-        throw error instanceof NoSlotError && error.reason === 'aborted'
-          ? cancelled()
-          : failed(noSlot(error));
-      });
-      const request = requestSignal(
-        ctx.cancellationSignal,
-        Math.max(1, input.timeoutMs - (now() - slotFrom)),
+      const timeoutMs = requestTimeoutMs(input, slotFrom);
+      release = await takeSlot(deps.inFlight, input, ctx.cancellationSignal, timeoutMs).catch(
+        (error: unknown) => {
+          throw error instanceof NoSlotError && error.reason === 'aborted'
+            ? cancelled()
+            : failed(noSlot(error));
+        },
       );
+      const request = requestSignal(ctx.cancellationSignal, Math.max(1, timeoutMs - (now() - slotFrom)));
       let result: LanguageModelV4GenerateResult;
       try {
         const prompt = toPrompt(input.messages);
@@ -138,7 +139,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
         if (request.stoppedBy() === 'timeout') {
           throw failed({
             observation: { requestTimedOut: true },
-            message: `no complete answer within ${input.timeoutMs} ms (the attempt's request timeout)`,
+            message: `no complete answer within ${timeoutMs} ms (the attempt's request timeout)`,
           });
         }
         const observed =
@@ -189,21 +190,30 @@ function takeSlot(
   inFlight: InFlightLimits | undefined,
   input: ModelRequestInput,
   signal: AbortSignal,
+  timeoutMs: number,
 ): Promise<Release> {
   if (inFlight === undefined) return Promise.resolve(() => undefined);
-  return inFlight.acquire(input.model, signal, input.timeoutMs);
+  return inFlight.acquire(input.model, signal, timeoutMs);
+}
+
+/** The request timeout of an attempt starting at `startMs`: T, within the call's deadline (`spendUntil`). */
+export function requestTimeoutMs(input: ModelRequestInput, startMs: number): number {
+  if (input.spendUntil === undefined) return input.timeoutMs;
+  return Math.max(1, Math.min(input.timeoutMs, input.spendUntil - startMs));
 }
 
 /**
- * No slot came within the attempt's timeout: nothing was sent, and this worker is saturated on the backend, so
- * the attempt ends like one that got no answer in time (`ResponseTimeout`: the call advances).
+ * No slot came within the attempt's timeout: nothing was sent, because this worker process already has
+ * `maxInFlight` requests at the backend. Like an open backend, that says nothing of the provider and costs
+ * nothing, so it is `CoolingDown` (advance; not billed; no trip), without a `retryAfterMs` (no one knows when a
+ * slot frees): see docs/decisions.md, "A maxInFlight slot that never came".
  */
 function noSlot(error: unknown): ObservedError {
   const message =
     error instanceof NoSlotError
       ? `${error.message} within the attempt's timeout: nothing was sent`
       : String(error);
-  return { observation: { requestTimedOut: true }, message };
+  return { observation: { coolingDown: true }, message };
 }
 
 /** The model, or the observation of why the worker cannot make the request. */

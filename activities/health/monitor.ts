@@ -87,6 +87,17 @@ export class HealthMonitor {
     return { kind: 'cooling', retryAfterMs: 1_000 };
   }
 
+  /**
+   * How long `backend` is still cooling by this worker's copy, without asking the workflow or taking a probe:
+   * `undefined` when it is not (closed, a free probe, or a backend this worker has not seen yet).
+   */
+  coolingFor(taskQueue: string, backend: string): number | undefined {
+    const entry = this.entries.get(`${taskQueue}\u0000${backend}`);
+    if (entry === undefined) return undefined;
+    const a = admission(entry.breaker, Date.now(), entry.claims);
+    return a.kind === 'cooling' ? a.retryAfterMs : undefined;
+  }
+
   /** Asks the health workflow for the probe and re-reads it until it says who has it (or a few seconds pass). */
   private async claim(entry: Entry): Promise<void> {
     const id = `${this.worker}:${randomUUID().slice(0, 8)}`;

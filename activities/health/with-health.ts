@@ -9,6 +9,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { rateLimitResetMs } from '../../policy/index.js';
 import type { AttemptOutcome, FailureClass } from '../../policy/index.js';
 import type { AttemptFailureDetails, ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
+import type { CoolingCheckActivities } from '../../common/attempt-activity.js';
 import { attemptFailure, failureDetails } from '../attempt/attempt-failure.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { HealthMonitor } from './monitor.js';
@@ -56,13 +57,38 @@ function outcomeOf(
   };
 }
 
+/** The backend fleet health watches for `model` on this worker, if any. */
+function watchedOf(model: string, deps: WithHealthDeps) {
+  const provider = model.split(':')[0] ?? '';
+  return watchedBackend(model, deps.on, deps.providers().configOf?.(provider)?.health);
+}
+
+/**
+ * `backendCooling` (a local activity, see `CoolingCheckActivities`): how long this worker's copy has `model`'s
+ * backend still cooling, without asking the health workflow or taking a probe.
+ */
+export function createCoolingCheck(deps: WithHealthDeps): CoolingCheckActivities {
+  return {
+    async backendCooling(model) {
+      const watched = watchedOf(model, deps);
+      if (watched === undefined) return undefined;
+      return deps.monitor.coolingFor(healthTaskQueue(Context.current().info.taskQueue), watched.key);
+    },
+  };
+}
+
 /** `modelRequest` with fleet health in front of it. */
 export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): ModelRequest {
   return async function modelRequestWithHealth(input) {
-    const provider = input.model.split(':')[0] ?? '';
-    const watched = watchedBackend(input.model, deps.on, deps.providers().configOf?.(provider)?.health);
-    if (watched === undefined) return modelRequest(input);
+    const watched = watchedOf(input.model, deps);
     const ctx = Context.current();
+    if (input.held === true) {
+      // Off its limit queue: never sent from here, even if the backend closed since the workflow asked.
+      const key = watched?.key ?? input.model;
+      const left = watched && deps.monitor.coolingFor(healthTaskQueue(ctx.info.taskQueue), key);
+      throw coolingDown(key, left ?? 0);
+    }
+    if (watched === undefined) return modelRequest(input);
     deps.monitor.useMeter(ctx.metricMeter);
     const taskQueue = healthTaskQueue(ctx.info.taskQueue);
     const a = await deps.monitor.admit(ctx.client, taskQueue, watched.key, watched.settings);
@@ -92,12 +118,13 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
       return result;
     } catch (error) {
       // A cancelled attempt, a lost worker, or a worker that could not make the request (`Misconfigured`: a
-      // missing key, no price under a cost budget; nothing was sent) says nothing about the backend (a probe lost
-      // that way expires by itself).
+      // missing key, no price under a cost budget; `CoolingDown`: no maxInFlight slot in time; nothing was sent)
+      // says nothing about the backend (a probe lost that way expires by itself).
       if (
         error instanceof ApplicationFailure &&
         error.type !== 'WorkerLost' &&
         error.type !== 'Misconfigured' &&
+        error.type !== 'CoolingDown' &&
         !(error instanceof CancelledFailure)
       ) {
         const details = error.details?.[0] as Partial<AttemptFailureDetails> | undefined;

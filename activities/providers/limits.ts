@@ -1,13 +1,13 @@
 /**
  * The `limits` of a providers-file entry, on the provider (`"limits": {...}`: all its models together) or on one
- * of its models (`"models": { "fast": { "limits": {...} } }`: that backend alone, instead of the provider's).
+ * of its models (`"models": { "fast": { "limits": {...} } }`: that backend alone, besides the provider's).
  * Checked when the worker starts; each problem names its field and the fix.
  */
 import type { BackendLimits, LimitsByKey } from '../../common/limits.js';
 
 /** One model's entry under a provider's `models`. */
 export interface ModelEntryConfig {
-  /** Limits of this backend alone (`provider:model`); they replace the provider's for it. */
+  /** Limits of this backend alone (`provider:model`); its provider's hold for it too. */
   limits?: BackendLimits;
 }
 

@@ -2,6 +2,7 @@ import { CancellationScope, CancelledFailure, sleep, workflowInfo } from '@tempo
 import {
   afterAttempt,
   attemptTimeoutMs,
+  spendUntilMs,
   beforeAttempt,
   cancelledStop,
   failedAttempt,
@@ -17,6 +18,7 @@ import type { AttemptCause, ModelRequestInput, ModelRequestResult } from '../../
 import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
 import { outcomeOf } from './attempt-outcome.js';
 import { modelRequest } from './model-request.js';
+import { heldOffLimitQueue } from './cooling-check.js';
 import type { AttemptOutcome } from './attempt-outcome.js';
 import { actionOf, callFailed, resultOf } from './call-result.js';
 import { noteSearchAttributesReady } from './call-stop.js';
@@ -129,6 +131,7 @@ export class CallRun {
   async attempt(record: AttemptRecord): Promise<Ended> {
     const { input, plan, messages, tools, stream, output } = this.call;
     const scheduledAt = Date.parse(record.startedAt);
+    const spendUntil = spendUntilMs(plan);
     const request: ModelRequestInput = {
       workflowId: workflowInfo().workflowId,
       callId: record.callId,
@@ -140,14 +143,18 @@ export class CallRun {
       ...(tools ? { tools } : {}),
       ...(input.settings ? { settings: input.settings } : {}),
       timeoutMs: attemptTimeoutMs(plan, scheduledAt),
+      ...(spendUntil === undefined ? {} : { spendUntil }),
       ...(this.after ? { after: this.after } : {}),
       ...(stream.config ? { stream: stream.config } : {}),
       ...(output ? { output: { schema: output.schema } } : {}),
       ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
     };
     try {
-      const taskQueue = attemptQueueOf(workflowInfo().taskQueue, record.model, this.call.limits);
-      return { kind: 'answered', result: await modelRequest(plan, request, scheduledAt, taskQueue) };
+      const limited = attemptQueueOf(workflowInfo().taskQueue, record.model, this.call.limits);
+      // A cooling backend's attempt sends nothing: it fails at once on the call's queue, taking no rate token.
+      const held = limited !== undefined && (await heldOffLimitQueue(record.model));
+      const [input, taskQueue] = held ? [{ ...request, held: true as const }, undefined] : [request, limited];
+      return { kind: 'answered', result: await modelRequest(plan, input, scheduledAt, taskQueue) };
     } catch (error) {
       return { kind: 'raised', error, outcome: outcomeOf(error, cancelRequested()) };
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/providers/config.js';
 import { createProviderRegistry } from '../../../activities/providers/registry.js';
 import { InFlightLimits, NoSlotError } from '../../../activities/attempt/in-flight.js';
-import { attemptQueueOf, limitKeyOf } from '../../../common/limits.js';
+import { attemptQueueOf, limitKeyOf, limitKeysOf, queueRates } from '../../../common/limits.js';
 
 const local = { type: 'openai-compatible', baseURL: 'http://127.0.0.1:8080/v1' } as const;
 
@@ -67,8 +67,38 @@ describe('which limits hold for a backend, and where its attempts run', () => {
 
   it('runs an attempt on its limit queue only when its key has a requestsPerSecond', () => {
     expect(attemptQueueOf('q', 'local:slow', limits)).toBe('q/limit/local');
-    expect(attemptQueueOf('q', 'local:fast', limits)).toBeUndefined();
+    // Its own maxInFlight does not lift its provider's requestsPerSecond: both hold.
+    expect(attemptQueueOf('q', 'local:fast', limits)).toBe('q/limit/local');
     expect(attemptQueueOf('q', 'other:x', limits)).toBeUndefined();
+    const own = { ...limits, 'local:fast': { requestsPerSecond: 1 } };
+    expect(attemptQueueOf('q', 'local:fast', own)).toBe('q/limit/local:fast');
+  });
+
+  it("holds a model's limits and its provider's both: provider first, then model", () => {
+    expect(limitKeysOf('local:fast', limits)).toEqual(['local', 'local:fast']);
+    expect(limitKeysOf('local:slow', limits)).toEqual(['local']);
+    expect(limitKeysOf('other:fast', limits)).toEqual([]);
+  });
+
+  it("gives a provider's queue what its models' own queues leave of its rate", () => {
+    const rates = (l: Record<string, { requestsPerSecond?: number }>) => Object.fromEntries(queueRates(l));
+    expect(rates({ a: { requestsPerSecond: 10 }, 'a:m': { requestsPerSecond: 2 }, b: {} })).toEqual({
+      a: 8,
+      'a:m': 2,
+    });
+    // The models would take more than half: scaled down together to half, the provider's queue keeps half.
+    expect(
+      rates({
+        a: { requestsPerSecond: 10 },
+        'a:m': { requestsPerSecond: 10 },
+        'a:n': { requestsPerSecond: 30 },
+      }),
+    ).toEqual({
+      a: 5,
+      'a:m': 1.25,
+      'a:n': 3.75,
+    });
+    expect(rates({ 'a:m': { requestsPerSecond: 3 } })).toEqual({ 'a:m': 3 });
   });
 });
 
@@ -105,6 +135,23 @@ describe('maxInFlight slots', () => {
     await expect(inFlight.acquire('local:fast', never, 10)).rejects.toBeInstanceOf(NoSlotError);
     release();
     // The cancelled and timed-out waits did not keep a place: the slot is free for the next one.
+    (await inFlight.acquire('local:fast', never, 10))();
+  });
+
+  it("takes a slot of the provider's maxInFlight and of the model's: both hold, and a failed wait gives back both", async () => {
+    const inFlight = new InFlightLimits(() => ({
+      local: { maxInFlight: 1 },
+      'local:fast': { maxInFlight: 5 },
+    }));
+    const release = await inFlight.acquire('local:fast', never, 1000);
+    // The provider's one slot is taken, by another of its models too.
+    await expect(inFlight.acquire('local:slow', never, 10)).rejects.toMatchObject({ key: 'local' });
+    await expect(inFlight.acquire('local:fast', never, 10)).rejects.toMatchObject({ key: 'local' });
+    release();
+    release(); // twice gives back once
+    const again = await inFlight.acquire('local:slow', never, 10);
+    await expect(inFlight.acquire('local:fast', never, 10)).rejects.toMatchObject({ key: 'local' });
+    again();
     (await inFlight.acquire('local:fast', never, 10))();
   });
 });
