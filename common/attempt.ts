@@ -4,7 +4,7 @@
  * stay in the worker's provider registry).
  */
 import type { Action, FailureClass } from '../policy/index.js';
-import type { SearchAttributesReady } from './search-attributes.js';
+import type { SearchAttributesReady } from './search-attribute-activity.js';
 
 /** A tool call the model asked for. `args` is the JSON text the model produced. */
 export interface ToolCall {

@@ -1,4 +1,9 @@
-import type { SearchAttributesReady } from './search-attributes.js';
+/**
+ * What a worker knows of model-retry's search attributes on its namespace: `true` every one is registered with
+ * its type, `false` none is (or it could not tell), else the names of those that are. An attribute the namespace
+ * lacks would fail the workflow task over and over, so a run sets only the registered ones.
+ */
+export type SearchAttributesReady = boolean | readonly string[];
 
 /** The local activity our workflows ask before setting their search attributes (types only cross into the sandbox). */
 export interface SearchAttributeActivities {

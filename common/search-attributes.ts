@@ -2,6 +2,9 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { StopReason } from '../policy/index.js';
 import type { AttemptRecord } from './call.js';
+import type { SearchAttributesReady } from './search-attribute-activity.js';
+
+export type { SearchAttributesReady };
 
 /**
  * Typed search attributes that model-retry's own workflows set when a call or turn stops (and `ModelRetryClasses`
@@ -57,13 +60,6 @@ export function stopSearchAttributes(
     ...(classes.length > 0 ? [{ key: CLASSES_MET, value: classes }] : []),
   ];
 }
-
-/**
- * What a worker knows of model-retry's search attributes on its namespace: `true` every one is registered with
- * its type, `false` none is (or it could not tell), else the names of those that are. An attribute the namespace
- * lacks would fail the workflow task over and over, so a run sets only the registered ones.
- */
-export type SearchAttributesReady = boolean | readonly string[];
 
 /** Whether `ready` reads as such (the shape attempts report and the local activity answers). */
 export function isSearchAttributesReady(ready: unknown): ready is SearchAttributesReady {
