@@ -128,7 +128,7 @@ export async function callModel(
       ? startWithNotBefore(plan, state, Date.now(), run)
       : startDecision(plan, state, Date.now(), run);
   if (shared) shareNotBefore(backends, next.state, shared);
-  const spans = new CallTrace(callId, backends);
+  const spans = new CallTrace(callId, backends, config?.genAiProviders);
   try {
     while (next.kind === 'attempt') {
       spans.waiting(next, records.at(-1));
