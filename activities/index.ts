@@ -6,6 +6,7 @@ import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
 import { createWorkerConfigActivities } from './worker-config.js';
+import { GEN_AI_PROVIDER_NAMES } from '../common/gen-ai.js';
 import { InFlightLimits } from './attempt/in-flight.js';
 import { providersFromEnv } from './providers/registry.js';
 import type { Env, ProviderRegistry } from './providers/registry.js';
@@ -97,9 +98,21 @@ export function createActivities(deps: ActivityDeps = {}) {
       payloadStore: deps.payloadStore === true,
       pricing: registry.pricing?.() ?? {},
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      genAiProviders: genAiProvidersOf(registry),
     }),
     ...createToolActivities({ registry: () => tools }),
   };
+}
+
+/** `gen_ai.provider.name` by provider name, from each provider's type (see `GEN_AI_PROVIDER_NAMES`). */
+function genAiProvidersOf(registry: ProviderRegistry): Record<string, string> {
+  const byName: Record<string, string> = {};
+  for (const name of registry.names()) {
+    const type = registry.configOf?.(name)?.type;
+    const value = type === undefined ? undefined : GEN_AI_PROVIDER_NAMES[type];
+    if (value !== undefined) byName[name] = value;
+  }
+  return byName;
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -6,6 +6,7 @@ import { Context } from '@temporalio/activity';
 import protoPackage from '@temporalio/proto';
 import type { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes.js';
+import type { SearchAttributesReady } from '../common/search-attributes.js';
 
 const { IndexedValueType } = protoPackage.temporal.api.enums.v1;
 
@@ -19,6 +20,8 @@ export interface SearchAttributeLister {
 /** What the check found. `ready` only when every attribute is there with its type. */
 export interface SearchAttributeCheck {
   ready: boolean;
+  /** The names of the attributes registered with their type: the ones a run may set. */
+  registered: string[];
   /** `Name (Type)` of each attribute that is not registered. */
   missing: string[];
   /** `Name: registered as X, needs Y`. */
@@ -42,27 +45,39 @@ export async function checkSearchAttributes(
     custom = (await operator.listSearchAttributes({ namespace })).customAttributes ?? {};
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ready: false, missing: [], wrongType: [], error: message };
+    return { ready: false, registered: [], missing: [], wrongType: [], error: message };
   }
+  const registered: string[] = [];
   const missing: string[] = [];
   const wrongType: string[] = [];
   for (const key of SEARCH_ATTRIBUTES) {
-    const registered = custom[key.name];
+    const found = custom[key.name];
     const needs = typeName(key.type);
-    if (registered === undefined) {
+    if (found === undefined) {
       missing.push(`${key.name} (${needs})`);
       continue;
     }
-    const raw = typeof registered === 'number' ? IndexedValueType[registered] : String(registered);
+    const raw = typeof found === 'number' ? IndexedValueType[found] : String(found);
     const has = typeName(String(raw).replace(/^INDEXED_VALUE_TYPE_/, ''));
     if (has !== needs) wrongType.push(`${key.name}: registered as ${has}, needs ${needs}`);
+    else registered.push(key.name);
   }
-  return { ready: missing.length === 0 && wrongType.length === 0, missing, wrongType };
+  return { ready: missing.length === 0 && wrongType.length === 0, registered, missing, wrongType };
 }
 
-/** The command that registers model-retry's search attributes, as in the README. */
-export function registerCommand(namespace: string): string {
-  const pairs = SEARCH_ATTRIBUTES.map((k) => `--name ${k.name} --type ${typeName(k.type)}`).join(' ');
+/** What a check tells a run: all, none, or the names it may set (see `SearchAttributesReady`). */
+export function readinessOf(check: SearchAttributeCheck): SearchAttributesReady {
+  if (check.ready) return true;
+  return check.registered.length > 0 ? check.registered : false;
+}
+
+/**
+ * The command that registers model-retry's search attributes, as in the README; with `only`, just the named ones
+ * (those a namespace lacks: registering one that exists is refused).
+ */
+export function registerCommand(namespace: string, only?: readonly string[]): string {
+  const keys = only ? SEARCH_ATTRIBUTES.filter((k) => only.includes(k.name)) : SEARCH_ATTRIBUTES;
+  const pairs = keys.map((k) => `--name ${k.name} --type ${typeName(k.type)}`).join(' ');
   return `temporal operator search-attribute create --namespace ${namespace} ${pairs}`;
 }
 
@@ -78,43 +93,59 @@ export function searchAttributeWarning(check: SearchAttributeCheck, namespace: s
       ]
         .filter(Boolean)
         .join('; ');
+  const some = check.registered.length > 0;
+  const lacking = SEARCH_ATTRIBUTES.filter((k) => !check.registered.includes(k.name)).map((k) => k.name);
+  const missingNames = check.missing.map((m) => m.replace(/ \(.*$/, ''));
+  const consequence = some
+    ? `Calls still run and set the others (${check.registered.join(', ')}), but not ${lacking.join(', ')}`
+    : 'Calls still run, but their runs are not findable by stop reason (`model-retry list`)';
+  const fix = check.error || missingNames.length === 0 ? undefined : registerCommand(namespace, missingNames);
   return (
-    `${what}. Calls still run, but their runs are not findable by stop reason (\`model-retry list\`) until ` +
-    `someone with operator rights registers them:\n  ${registerCommand(namespace)}`
+    `${what}. ${consequence} until someone with operator rights registers ` +
+    `${missingNames.length === 1 ? 'it' : 'them'}:\n  ${fix ?? registerCommand(namespace)}`
   );
 }
 
 /** Ready answers are kept for the process; a "no" is asked again after this long (someone may register them). */
 const RECHECK_MS = 60_000;
-const known = new Map<string, { ready: boolean; at: number }>();
+const known = new Map<string, { ready: SearchAttributesReady; at: number }>();
 
 /** Remembers a check made elsewhere (the worker's at start), so the first call needs no second request. */
-export function rememberSearchAttributeCheck(namespace: string, ready: boolean, now = Date.now()): void {
+export function rememberSearchAttributeCheck(
+  namespace: string,
+  ready: SearchAttributesReady,
+  now = Date.now(),
+): void {
   known.set(namespace, { ready, at: now });
 }
 
 /**
  * What this process already knows about `namespace`'s search attributes, without asking: `true` once a check
- * found them ready, `false` while a recent check found them missing, else `undefined`. Attempts report it, so
- * a call usually knows at its stop whether it may set them, without a local activity (and its marker event).
+ * found them all ready; `false` (none) or the names registered while a recent check found some missing; else
+ * `undefined`. Attempts report it, so a call usually knows which it may set, without a local activity (and its
+ * marker event).
  */
-export function knownSearchAttributesReady(namespace: string, now = Date.now()): boolean | undefined {
+export function knownSearchAttributesReady(
+  namespace: string,
+  now = Date.now(),
+): SearchAttributesReady | undefined {
   const seen = known.get(namespace);
   if (!seen) return undefined;
-  return seen.ready || now - seen.at < RECHECK_MS ? seen.ready : undefined;
+  return seen.ready === true || now - seen.at < RECHECK_MS ? seen.ready : undefined;
 }
 
 /** Builds the `searchAttributesReady` local activity (see `SearchAttributeActivities`). */
 export function createSearchAttributeActivities() {
   return {
-    async searchAttributesReady(): Promise<boolean> {
+    async searchAttributesReady(): Promise<SearchAttributesReady> {
       const ctx = Context.current();
       const namespace = ctx.info.namespace;
-      const seen = known.get(namespace);
-      if (seen && (seen.ready || Date.now() - seen.at < RECHECK_MS)) return seen.ready;
+      const seen = knownSearchAttributesReady(namespace);
+      if (seen !== undefined) return seen;
       const check = await checkSearchAttributes(ctx.client.connection.operatorService, namespace);
-      rememberSearchAttributeCheck(namespace, check.ready);
-      return check.ready;
+      const ready = readinessOf(check);
+      rememberSearchAttributeCheck(namespace, ready);
+      return ready;
     },
   };
 }

@@ -4,6 +4,7 @@
  * stay in the worker's provider registry).
  */
 import type { Action, FailureClass } from '../policy/index.js';
+import type { SearchAttributesReady } from './search-attribute-activity.js';
 
 /** A tool call the model asked for. `args` is the JSON text the model produced. */
 export interface ToolCall {
@@ -134,8 +135,11 @@ export interface ModelRequestResult {
   /** ISO times the activity started and finished the request. */
   startedAt: string;
   endedAt: string;
-  /** Whether the worker knows model-retry's search attributes to be registered (absent: it does not know). */
-  searchAttributesReady?: boolean;
+  /**
+   * Which of model-retry's search attributes the worker knows to be registered (`true` all, `false` none, else
+   * their names; absent: it does not know).
+   */
+  searchAttributesReady?: SearchAttributesReady;
 }
 
 /**
@@ -157,7 +161,7 @@ export interface AttemptFailureDetails {
   /** Usage the provider reported although the attempt failed (e.g. an empty or filtered answer): it was billed. */
   usage?: Usage;
   /** As `ModelRequestResult.searchAttributesReady`. */
-  searchAttributesReady?: boolean;
+  searchAttributesReady?: SearchAttributesReady;
   /** An attempt that answered (a 2xx) and still failed: the unified finish reason of its answer. */
   finishReason?: string;
   /** A `SchemaMismatch`: the answer and what the validator said of it, for the repair's correction. */

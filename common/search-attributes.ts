@@ -2,10 +2,13 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { StopReason } from '../policy/index.js';
 import type { AttemptRecord } from './call.js';
+import type { SearchAttributesReady } from './search-attribute-activity.js';
+
+export type { SearchAttributesReady };
 
 /**
- * Typed search attributes that model-retry's own workflows set once, when a call or turn stops, so runs can be
- * found (`model-retry list --query "ModelRetryStopReason = 'deadline'"`). `callModel` inside a user's workflow
+ * Typed search attributes that model-retry's own workflows set when a call or turn stops (and `ModelRetryClasses`
+ * also as each new class is met), so runs can be found (`model-retry list --query "ModelRetryStopReason = 'deadline'"`). `callModel` inside a user's workflow
  * never sets them. The embedded dev server registers them; production servers need
  * `temporal operator search-attribute create` (see the README).
  */
@@ -18,8 +21,9 @@ export const LAST_FAILURE_CLASS = defineSearchAttributeKey(
 );
 
 /**
- * The failure classes a run met (each once, in the order first met), set with the others when it stops, so
- * `model-retry list --class CoolingDown` finds the calls that met a class.
+ * The failure classes a run met (each once, in the order first met): set as soon as a run meets a class it had
+ * not met (one upsert per new class, never per attempt) and again with the others when it stops, so
+ * `model-retry list --class CoolingDown` finds the calls that met a class, running ones included.
  */
 export const CLASSES_MET = defineSearchAttributeKey('ModelRetryClasses', SearchAttributeType.KEYWORD_LIST);
 
@@ -55,4 +59,19 @@ export function stopSearchAttributes(
     ...(lastFailure ? [{ key: LAST_FAILURE_CLASS, value: lastFailure }] : []),
     ...(classes.length > 0 ? [{ key: CLASSES_MET, value: classes }] : []),
   ];
+}
+
+/** Whether `ready` reads as such (the shape attempts report and the local activity answers). */
+export function isSearchAttributesReady(ready: unknown): ready is SearchAttributesReady {
+  return typeof ready === 'boolean' || (Array.isArray(ready) && ready.every((n) => typeof n === 'string'));
+}
+
+/** `pairs` less those whose attribute `ready` says is not registered (all of them when `ready` is false). */
+export function registeredOnly(
+  pairs: readonly SearchAttributeUpdatePair[],
+  ready: SearchAttributesReady,
+): SearchAttributeUpdatePair[] {
+  if (ready === true) return [...pairs];
+  if (ready === false) return [];
+  return pairs.filter((p) => ready.includes(p.key.name));
 }

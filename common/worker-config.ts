@@ -23,6 +23,11 @@ export interface WorkerConfig {
    * `requestsPerSecond` runs on that key's limit queue. Absent when the worker has none.
    */
   limits?: LimitsByKey;
+  /**
+   * The GenAI conventions' `gen_ai.provider.name` by provider name (`local` -> `openai`), from each provider's
+   * type (see `GEN_AI_PROVIDER_NAMES`), for the spans workflow code makes. Absent for a provider without one.
+   */
+  genAiProviders?: Record<string, string>;
 }
 
 /** The local activity that answers it (types only cross into the sandbox). */

@@ -6,6 +6,7 @@ import { createActivities } from '../activities/index.js';
 import type { ActivityDeps } from '../activities/index.js';
 import {
   checkSearchAttributes,
+  readinessOf,
   rememberSearchAttributeCheck,
   searchAttributeWarning,
 } from '../activities/search-attributes.js';
@@ -80,7 +81,7 @@ export class ModelRetryPlugin extends SimplePlugin {
     if (this.settings.checkSearchAttributes !== false && this.worker?.connection) {
       const { connection, namespace } = this.worker;
       const check = await checkSearchAttributes(connection.operatorService, namespace);
-      if (!check.error) rememberSearchAttributeCheck(namespace, check.ready);
+      if (!check.error) rememberSearchAttributeCheck(namespace, readinessOf(check));
       const warning = searchAttributeWarning(check, namespace);
       if (warning) (this.settings.warn ?? console.warn)(`model-retry worker: ${warning}`);
     }

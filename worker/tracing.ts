@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { context, propagation } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -111,13 +113,39 @@ export function startTracing(settings: TracingSettings): Tracing {
   provider.addSpanProcessor(processor);
   const tracer = provider.getTracer('model-retry');
   return {
-    plugin: new OpenTelemetryPlugin({ resource, spanProcessor: processor, tracer }),
+    plugin: new RunIdOpenTelemetryPlugin({ resource, spanProcessor: processor, tracer }),
     tracer,
     resource,
     settings: resolved,
     flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };
+}
+
+/**
+ * model-retry's workflow interceptors module (`workflows/tracing/interceptors.ts`): Temporal's interceptors with
+ * span ids that draw nothing from the workflow's random, so a call's backoff jitter is the same with tracing on
+ * or off.
+ */
+export function tracingInterceptorsPath(): string {
+  for (const ext of ['ts', 'js']) {
+    const path = fileURLToPath(new URL(`../workflows/tracing/interceptors.${ext}`, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  throw new Error('model-retry: cannot find workflows/tracing/interceptors.ts or .js next to worker/');
+}
+
+/**
+ * Temporal's `OpenTelemetryPlugin` with model-retry's workflow interceptors module in place of Temporal's (whose
+ * tracer draws span ids from the workflow's random); the client, activity and sink parts stay Temporal's.
+ */
+class RunIdOpenTelemetryPlugin extends OpenTelemetryPlugin {
+  constructor(options: ConstructorParameters<typeof OpenTelemetryPlugin>[0]) {
+    super(options);
+    const interceptors = this.options.workerInterceptors;
+    if (interceptors && typeof interceptors !== 'function')
+      interceptors.workflowModules = [tracingInterceptorsPath()];
+  }
 }
 
 let propagationInstalled = false;

@@ -7,6 +7,7 @@ import { createActivities } from '../activities/index.js';
 import type { ActivityDeps } from '../activities/index.js';
 import {
   checkSearchAttributes,
+  readinessOf,
   rememberSearchAttributeCheck,
   searchAttributeWarning,
 } from '../activities/search-attributes.js';
@@ -173,7 +174,7 @@ export async function checkWorkerSearchAttributes(
   options: Pick<ModelRetryWorkerOptions, 'connection' | 'namespace' | 'warn'>,
 ): Promise<boolean> {
   const check = await checkSearchAttributes(options.connection.operatorService, options.namespace);
-  if (!check.error) rememberSearchAttributeCheck(options.namespace, check.ready);
+  if (!check.error) rememberSearchAttributeCheck(options.namespace, readinessOf(check));
   const warning = searchAttributeWarning(check, options.namespace);
   if (warning)
     (options.warn ?? ((m: string) => Runtime.instance().logger.warn(m)))(`model-retry worker: ${warning}`);

@@ -9,8 +9,10 @@ import type { RunSummary } from '../../client/list-runs.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok } from '../../loopback/index.js';
 import { statusQuery } from '../../workflows/call/call-log.js';
+import protoPackage from '@temporalio/proto';
 import {
   ATTEMPT_COUNT,
+  CLASSES_MET,
   LAST_FAILURE_CLASS,
   MODELS_TRIED,
   STOP_REASON,
@@ -46,7 +48,7 @@ describe('findable runs: search attributes set once when a call stops, and `mode
     };
   };
 
-  it('sets them in one upsert after the last attempt of a call that answered (one upsert, no more)', async () => {
+  it('sets them in one upsert after the last attempt of a call that answered (and one per new class before)', async () => {
     const a = fx.model('a');
     const b = fx.model('b');
     fx.lp.script(a.id, [fail(401)]);
@@ -64,7 +66,8 @@ describe('findable runs: search attributes set once when a call stops, and `mode
       lastFailure: 'ServerError',
     });
     const types = (run.history.events ?? []).map(eventTypeName);
-    expect(types.filter((t) => t === 'UpsertWorkflowSearchAttributes')).toHaveLength(1);
+    // AuthFailed and ServerError were each met once: one upsert each as they happened, then the stop's.
+    expect(types.filter((t) => t === 'UpsertWorkflowSearchAttributes')).toHaveLength(3);
     // The attempts reported that the attributes are registered: the stop costs the upsert alone, no marker.
     expect(typesAfterLastAttempt(run)).toEqual([
       'WorkflowTaskScheduled',
@@ -180,6 +183,82 @@ describe('findable runs: search attributes set once when a call stops, and `mode
     expect(refused.stderr).toContain('the server refused the query');
   });
 
+  it('on a namespace lacking one of them, the worker warns naming it and calls set the others', async () => {
+    const address = inject('temporalAddress');
+    const namespace = `no-classes-attribute-${randomUUID().slice(0, 8)}`;
+    const connection = await Connection.connect({ address });
+    const native = await NativeConnection.connect({ address });
+    try {
+      await connection.workflowService.registerNamespace({
+        namespace,
+        workflowExecutionRetentionPeriod: msToTs('1 day'),
+      });
+      const client = new Client({ connection, namespace });
+      // A new namespace takes a moment to reach every service of the server.
+      await until(
+        'the new namespace',
+        async () => {
+          await client.workflow.list({ query: '', pageSize: 1 })[Symbol.asyncIterator]().next();
+          return true;
+        },
+        60_000,
+      );
+      // Registered before ModelRetryClasses existed: every attribute but that one.
+      const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT, INDEXED_VALUE_TYPE_KEYWORD_LIST } =
+        protoPackage.temporal.api.enums.v1.IndexedValueType;
+      await connection.operatorService.addSearchAttributes({
+        namespace,
+        searchAttributes: {
+          [STOP_REASON.name]: INDEXED_VALUE_TYPE_KEYWORD,
+          [ATTEMPT_COUNT.name]: INDEXED_VALUE_TYPE_INT,
+          [MODELS_TRIED.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
+          [LAST_FAILURE_CLASS.name]: INDEXED_VALUE_TYPE_KEYWORD,
+        },
+      });
+      const warnings: string[] = [];
+      const taskQueue = `no-classes-${randomUUID()}`;
+      const ours = await createModelRetryWorker({
+        connection: native,
+        namespace,
+        taskQueue,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        deps: { providers: fx.providers },
+        shutdownGraceMs: 2000,
+        warn: (message) => warnings.push(message),
+      });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('missing: ModelRetryClasses (KeywordList)');
+      expect(warnings[0]).toContain(
+        `temporal operator search-attribute create --namespace ${namespace} --name ModelRetryClasses --type KeywordList`,
+      );
+      expect(warnings[0]).not.toContain('--name ModelRetryStopReason');
+      const m = fx.model();
+      fx.lp.script(m.id, [fail(502), ok('answered all the same')]);
+      const run = await ours.runUntil(async () => {
+        const handle = await startModelCall(
+          client,
+          { model: m.name, prompt: 'hi', retry: { waits: [10] } },
+          { taskQueue },
+        );
+        return finishCall(fx, handle);
+      });
+      expect(run.result?.output.text).toBe('answered all the same');
+      expect(await attributes(run)).toEqual({
+        stopReason: 'succeeded',
+        attempts: 2,
+        models: [m.name],
+        lastFailure: 'ServerError',
+      });
+      expect((await run.handle.describe()).typedSearchAttributes.get(CLASSES_MET)).toBeUndefined();
+      // The class met sets nothing (its attribute is missing); the stop sets the four others in one upsert.
+      const types = (run.history.events ?? []).map(eventTypeName);
+      expect(types.filter((t) => t === 'UpsertWorkflowSearchAttributes')).toHaveLength(1);
+    } finally {
+      await native.close();
+      await connection.close();
+    }
+  });
+
   it('on a namespace without them, the worker warns with the command and starts, and calls finish without them', async () => {
     const address = inject('temporalAddress');
     const namespace = `no-search-attributes-${randomUUID().slice(0, 8)}`;
@@ -222,7 +301,13 @@ describe('findable runs: search attributes set once when a call stops, and `mode
       expect(run.result?.output.text).toBe('answered all the same');
       const types = (run.history.events ?? []).map(eventTypeName);
       expect(types).not.toContain('UpsertWorkflowSearchAttributes');
-      expect(typesAfterLastAttempt(run).slice(-2)).toEqual(['MarkerRecorded', 'WorkflowExecutionCompleted']);
+      // Asked once, when the call met its first class (the answer then serves its stop): the worker's config
+      // marker at the start, the search attributes' after the 502, none after the last attempt.
+      expect(types.filter((t) => t === 'MarkerRecorded')).toHaveLength(2);
+      expect(typesAfterLastAttempt(run).slice(-2)).toEqual([
+        'WorkflowTaskCompleted',
+        'WorkflowExecutionCompleted',
+      ]);
 
       // Then model-retry's worker: it checks at start, warns with the command, and starts all the same.
       const warnings: string[] = [];

@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fail, ok, rateLimited } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
+import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { createModelRetryWorker, workflowsPath } from '../../worker/worker.js';
-import { startTracing } from '../../worker/tracing.js';
+import { startTracing, tracingInterceptorsPath } from '../../worker/tracing.js';
 import type { Tracing } from '../../worker/tracing.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { useFixture } from '../harness/fixture.js';
 import { TEST_SECRETS } from '../harness/model-call.js';
 import { startOtlpReceiver } from '../harness/otlp-receiver.js';
 import type { OtlpReceiver, ReceivedSpan } from '../harness/otlp-receiver.js';
-
-const require = createRequire(import.meta.url);
 
 /** The spans of one workflow's trace, by name; every name must be there exactly `count` times. */
 function byName(spans: ReceivedSpan[], name: string): ReceivedSpan[] {
@@ -32,6 +30,17 @@ function parentOf(spans: ReceivedSpan[], span: ReceivedSpan): ReceivedSpan | und
   return spans.find((s) => s.spanId === span.parentSpanId);
 }
 
+let plain: Promise<WorkflowBundle> | undefined;
+
+/** The workflow bundle without any tracing interceptors, as a worker without tracing has. */
+function plainBundle(): Promise<WorkflowBundle> {
+  plain ??= bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+  });
+  return plain;
+}
+
 describe('traces: a call exports its spans over OTLP, linked from the client to the activity', () => {
   const { fx } = useFixture({ worker: false });
   let bundle: WorkflowBundle;
@@ -43,9 +52,7 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
     // A bundle with the OpenTelemetry workflow interceptors, as a worker bundling at start gets from the plugin.
     bundle = await bundleWorkflowCode({
       workflowsPath: workflowsPath(),
-      workflowInterceptorModules: [
-        require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-      ],
+      workflowInterceptorModules: [tracingInterceptorsPath()],
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
     });
     connection = await NativeConnection.connect({ address: inject('temporalAddress') });
@@ -116,9 +123,11 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
       expect(runActivity?.name).toBe('RunActivity:modelRequest');
       expect(attempt.attributes).toMatchObject({
         'gen_ai.operation.name': 'chat',
-        'gen_ai.provider.name': 'local',
+        'model_retry.provider': 'local',
         'gen_ai.request.model': m.id,
       });
+      // `local` is an openai-compatible provider: no well-known `gen_ai.provider.name`, and never our own name.
+      expect(attempt.attributes['gen_ai.provider.name']).toBeUndefined();
     }
     expect(attempts.map((a) => a.attributes['error.type'])).toEqual([
       'ServerError',
@@ -154,7 +163,7 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
     expect(exported).not.toContain(TEST_SECRETS.proxyToken);
   });
 
-  it('over http/protobuf: a call that stops says why, and its attempt names the failure class', async () => {
+  it('over http/protobuf: a call that stops says why, and its attempt names the failure class and the provider', async () => {
     const t = await traced('http/protobuf');
     const m = fx.model();
     fx.lp.script(m.id, [fail(400)]);
@@ -162,7 +171,7 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
     await worker.runUntil(async () => {
       const handle = await startModelCall(
         t.client,
-        { model: m.name, prompt: prompt(), retry: { waits: [10] } },
+        { model: `claude:${m.id}`, prompt: prompt(), retry: { waits: [10] } },
         { taskQueue: t.taskQueue },
       );
       await expect(handle.result()).rejects.toThrow();
@@ -180,6 +189,9 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
     expect(attempt.attributes).toMatchObject({
       'error.type': 'BadRequest',
       'http.response.status_code': 400,
+      // The conventions' value for the provider's type (anthropic), our provider's name beside it.
+      'gen_ai.provider.name': 'anthropic',
+      'model_retry.provider': 'claude',
     });
   });
 
@@ -222,5 +234,39 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
     );
     await t.tracing.flush();
     expect(t.receiver.spans.length).toBe(before);
+  });
+
+  it('the waits (backoff jitter) are the same with tracing on and off: span ids draw nothing from the workflow random', async () => {
+    const t = await traced('http/json');
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(502), fail(502), fail(502), ok('after three waits')]);
+    const traced1 = await t.worker();
+    const handle = await traced1.runUntil(async () => {
+      const h = await startModelCall(
+        t.client,
+        {
+          model: m.name,
+          prompt: prompt(),
+          retry: { backoff: { initialMs: 10, factor: 1, maxMs: 10, jitterMs: 400 }, retriesPerBackend: 3 },
+        },
+        { taskQueue: t.taskQueue },
+      );
+      await h.result();
+      return h;
+    });
+    const live = (await handle.result()).attempts.map((a) => a.retryInMs);
+    expect(live.slice(0, 3).every((ms) => typeof ms === 'number' && ms >= 10)).toBe(true);
+    // A worker without tracing answers the query by replaying the run from its history, on the same seed: its
+    // jitter comes out the same only if the traced run's spans drew nothing from the workflow's random.
+    const plain = await createModelRetryWorker({
+      connection,
+      namespace: inject('temporalNamespace'),
+      taskQueue: t.taskQueue,
+      workflowBundle: await plainBundle(),
+      shutdownGraceMs: 2000,
+      deps: { providers: fx.providers },
+    });
+    const replayed = await plain.runUntil(async () => handle.query(attemptsQuery));
+    expect(replayed.map((a) => a.retryInMs)).toEqual(live);
   });
 });

@@ -7,6 +7,8 @@ import type {
   SchemaMismatchFacts,
   Usage,
 } from '../../common/attempt.js';
+import { isSearchAttributesReady } from '../../common/search-attributes.js';
+import type { SearchAttributesReady } from '../../common/search-attributes.js';
 
 /** When the attempt itself says it started and ended (absent: the workflow's own times are used). */
 interface Times {
@@ -25,7 +27,7 @@ export type AttemptOutcome =
       /** Temporal's schedule-to-close timeout fired: the deadline (less the reserve) was reached. */
       deadlineReached: boolean;
       /** What the attempt's worker knew of the search attributes (see `ModelRequestResult`). */
-      searchAttributesReady?: boolean;
+      searchAttributesReady?: SearchAttributesReady;
       /** A `SchemaMismatch`: the answer and the validator's errors, for the repair. */
       mismatch?: SchemaMismatchFacts;
       /** An attempt that answered and still failed: its answer's finish reason. */
@@ -68,7 +70,7 @@ export function outcomeOf(error: unknown, ownScopeCancelled: boolean): AttemptOu
     if (details.usage) outcome.usage = details.usage;
     if (details.mismatch) outcome.mismatch = details.mismatch;
     if (typeof details.finishReason === 'string') outcome.finishReason = details.finishReason;
-    if (typeof details.searchAttributesReady === 'boolean')
+    if (isSearchAttributesReady(details.searchAttributesReady))
       outcome.searchAttributesReady = details.searchAttributesReady;
     return outcome;
   }

@@ -5,12 +5,20 @@ import {
   metricMeter,
   proxyLocalActivities,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { StopReason } from '../../policy/index.js';
 import type { SearchAttributeActivities } from '../../common/search-attribute-activity.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
 import type { AttemptRecord, ModelCallFailedDetails } from '../../common/call.js';
-import { stopSearchAttributes } from '../../common/search-attributes.js';
+import {
+  CLASSES_MET,
+  classesMet,
+  isSearchAttributesReady,
+  registeredOnly,
+  stopSearchAttributes,
+} from '../../common/search-attributes.js';
+import type { SearchAttributesReady } from '../../common/search-attributes.js';
 
 const { searchAttributesReady } = proxyLocalActivities<SearchAttributeActivities>({
   startToCloseTimeout: '10 seconds',
@@ -31,31 +39,69 @@ export function stopReasonOf(error: unknown): StopReason | undefined {
 
 /**
  * What our own workflows do once, when a run stops: set the run's search attributes (one
- * `UpsertWorkflowSearchAttributes` event, after the attempt loop, so the loop adds no events) and count the stop
- * and the waits in the worker's metrics. The upsert happens only when the worker says the attributes are
- * registered on the namespace: as the latest attempt reported it (in its result or failure details), else by
- * asking (`searchAttributesReady`, a local activity whose answer is recorded in one marker event, so a replay
- * decides the same). An unregistered attribute would fail the workflow task over and over,
- * and a call that has its answer must never hang on bookkeeping. Runs in a non-cancellable scope, so a
- * cancelled run is recorded too; the caller rethrows the cancellation afterwards.
+ * `UpsertWorkflowSearchAttributes` event, after the attempt loop) and count the stop and the waits in the
+ * worker's metrics. Only the attributes the worker says are registered on the namespace are set (see
+ * `readiness`): an unregistered attribute would fail the workflow task over and over, and a call that has its
+ * answer must never hang on bookkeeping. Runs in a non-cancellable scope, so a cancelled run is recorded too;
+ * the caller rethrows the cancellation afterwards.
  */
 export async function recordStop(stopReason: StopReason, records: readonly AttemptRecord[]): Promise<void> {
   countStop(stopReason, records);
   await CancellationScope.nonCancellable(async () => {
-    const ready = reportedReady ?? (await searchAttributesReady().catch(() => false));
-    if (ready) upsertSearchAttributes(stopSearchAttributes(stopReason, records));
+    const pairs = registeredOnly(stopSearchAttributes(stopReason, records), await readiness());
+    if (pairs.length > 0) upsertSearchAttributes(pairs);
   });
 }
 
-/** The latest attempt's word on the search attributes (module state: one per workflow run). */
-let reportedReady: boolean | undefined;
+/**
+ * Keeps `ModelRetryClasses` current while a call runs, so `list --class CoolingDown` finds calls still running:
+ * called after each attempt, it upserts the classes met so far when `records` hold one the run's attribute does
+ * not (one `UpsertWorkflowSearchAttributes` event per new class, never one per attempt). Only in runs that asked
+ * for it (`trackClassesMet`): `callModel` inside a user's workflow never sets search attributes.
+ */
+export async function noteClassesMet(records: readonly AttemptRecord[]): Promise<void> {
+  if (!tracksClasses) return;
+  const current = workflowInfo().typedSearchAttributes.get(CLASSES_MET) ?? [];
+  const met = [...new Set([...current, ...classesMet(records)])];
+  if (met.length === current.length) return;
+  await CancellationScope.nonCancellable(async () => {
+    const pairs = registeredOnly([{ key: CLASSES_MET, value: met }], await readiness());
+    if (pairs.length > 0) upsertSearchAttributes(pairs);
+  });
+}
+
+/** Turns on `noteClassesMet` for this run (our own workflows only). */
+export function trackClassesMet(): void {
+  tracksClasses = true;
+}
+
+/** Whether this run keeps `ModelRetryClasses` current (module state: one per workflow run). */
+let tracksClasses = false;
+
+/** The latest word on the search attributes: an attempt's report, or the local activity's answer. */
+let reportedReady: SearchAttributesReady | undefined;
 
 /**
- * Notes what an attempt's worker reported about the search attributes (absent when it did not know): when a
- * run stops, the latest report decides, and the `searchAttributesReady` local activity (one marker event) is
- * asked only when no attempt reported, e.g. a run cancelled before its first attempt.
+ * Which search attributes this run may set: as the latest attempt reported it (in its result or failure
+ * details), else by asking (`searchAttributesReady`, a local activity whose answer is recorded in one marker
+ * event, so a replay decides the same; asked once per run when it answers). A failed ask sets nothing.
  */
-export function noteSearchAttributesReady(ready: boolean | undefined): void {
+async function readiness(): Promise<SearchAttributesReady> {
+  if (reportedReady !== undefined) return reportedReady;
+  const asked = await searchAttributesReady().then(
+    (ready) => (isSearchAttributesReady(ready) ? ready : false),
+    () => undefined,
+  );
+  if (asked !== undefined) reportedReady = asked;
+  return asked ?? false;
+}
+
+/**
+ * Notes what an attempt's worker reported about the search attributes (absent when it did not know): the latest
+ * report decides, and the `searchAttributesReady` local activity (one marker event) is asked only when no
+ * attempt reported, e.g. a run cancelled before its first attempt.
+ */
+export function noteSearchAttributesReady(ready: SearchAttributesReady | undefined): void {
   if (ready !== undefined) reportedReady = ready;
 }
 

@@ -3,8 +3,9 @@
  * workflow interceptors install in the sandbox. Their spans leave the sandbox only through that package's
  * `exporter` sink, which Temporal does not call while a workflow replays: a span ended during replay (the part
  * of a call a restarted worker re-executes) was exported, if at all, by the worker that first ran it, and is
- * never exported twice. Span ids come from the sandbox's deterministic random, so a span begun on one worker and
- * ended on another after a restart keeps its id. Without the interceptors (a user's worker without tracing) the
+ * never exported twice. With model-retry's tracing (`startTracing`), span ids come from the run's own sequence
+ * (`workflows/tracing/span-ids.ts`), not the workflow's random: a span begun on one worker and ended on another
+ * after a restart keeps its id, and the backoff jitter is the same with tracing on or off. Without the interceptors (a user's worker without tracing) the
  * API hands out non-recording spans and all of this costs nothing.
  *
  * Attributes follow the OpenTelemetry GenAI conventions and carry no prompt, answer or key: only names, counts,
@@ -16,15 +17,25 @@ import type { ModelRequestResult } from '../../common/attempt.js';
 import type { AttemptRecord } from '../../common/call.js';
 import type { Decision, StopDecision } from '../../policy/index.js';
 import { billedTotals } from './call-summary.js';
+import { modelRetryTracer } from '../tracing/tracer.js';
 
-const tracer = () => trace.getTracer('model-retry');
+const tracer = modelRetryTracer;
 
-/** `provider:model` split as the conventions name them (`gen_ai.provider.name`, `gen_ai.request.model`). */
-function modelAttributes(model: string): Attributes {
+/**
+ * `provider:model` as the conventions name it: `gen_ai.request.model`, and `gen_ai.provider.name` the well-known
+ * value of the provider's type (`openai`, `anthropic`, `gcp.gemini`: `providers`, from the worker's config), absent
+ * for a type without one; model-retry's own provider name goes in `model_retry.provider`.
+ */
+function modelAttributes(model: string, providers: Readonly<Record<string, string>>): Attributes {
   const colon = model.indexOf(':');
-  return colon < 0
-    ? { 'gen_ai.request.model': model }
-    : { 'gen_ai.provider.name': model.slice(0, colon), 'gen_ai.request.model': model.slice(colon + 1) };
+  if (colon < 0) return { 'gen_ai.request.model': model };
+  const provider = model.slice(0, colon);
+  const known = Object.hasOwn(providers, provider) ? providers[provider] : undefined;
+  return {
+    ...(known !== undefined ? { 'gen_ai.provider.name': known } : {}),
+    'model_retry.provider': provider,
+    'gen_ai.request.model': model.slice(colon + 1),
+  };
 }
 
 /** The usage a record reports, under the conventions' names; absent counts stay absent. */
@@ -44,12 +55,13 @@ export class CallTrace {
   constructor(
     private readonly callId: string,
     backends: readonly string[],
+    private readonly providers: Readonly<Record<string, string>> = {},
   ) {
     this.span = tracer().startSpan(`callModel ${callId}`, {
       kind: SpanKind.INTERNAL,
       attributes: {
         'gen_ai.operation.name': 'chat',
-        ...modelAttributes(backends[0] ?? ''),
+        ...modelAttributes(backends[0] ?? '', providers),
         'model_retry.call.id': callId,
         'model_retry.call.backends': [...backends],
       },
@@ -79,12 +91,12 @@ export class CallTrace {
    */
   async attempt<T>(record: AttemptRecord, run: () => Promise<T>): Promise<{ value: T; done: AttemptDone }> {
     const span = tracer().startSpan(
-      `chat ${modelAttributes(record.model)['gen_ai.request.model'] as string}`,
+      `chat ${modelAttributes(record.model, this.providers)['gen_ai.request.model'] as string}`,
       {
         kind: SpanKind.CLIENT,
         attributes: {
           'gen_ai.operation.name': 'chat',
-          ...modelAttributes(record.model),
+          ...modelAttributes(record.model, this.providers),
           'model_retry.call.id': this.callId,
           'model_retry.attempt': record.attempt,
           'model_retry.attempt.id': record.modelCallId,

@@ -1,5 +1,5 @@
 import { registerModelCallQueries, runAttempts } from './call-log.js';
-import { recordStop, stopReasonOf } from './call-stop.js';
+import { recordStop, stopReasonOf, trackClassesMet } from './call-stop.js';
 import type { ModelCallInput, ModelCallResult } from '../../common/call.js';
 import { callModel } from './model-call.js';
 import { closeStream, workflowStream } from '../stream.js';
@@ -7,10 +7,12 @@ import { closeStream, workflowStream } from '../stream.js';
 /**
  * A workflow that is one durable model call, answering the `attempts` and `status` queries, with a stream
  * subscribers can read from the start (deltas when `input.stream`, call events always). When the call stops
- * (answered, failed or cancelled) it sets the run's search attributes once (see `recordStop`).
+ * (answered, failed or cancelled) it sets the run's search attributes once (see `recordStop`); while it runs, it
+ * keeps `ModelRetryClasses` current as it meets new failure classes (see `noteClassesMet`).
  */
 export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCallResult> {
   registerModelCallQueries();
+  trackClassesMet();
   workflowStream();
   let result: ModelCallResult;
   try {

@@ -7,6 +7,7 @@ import { inputFailure } from './input-failure.js';
 import { nextCallId, openCallEntry } from './call-log.js';
 import { iso } from './call-summary.js';
 import { CallRun } from './call-run.js';
+import { noteClassesMet } from './call-stop.js';
 import { CallTrace } from './call-trace.js';
 import { CallStream } from './call-stream.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../policy/shared-not-before.js';
@@ -127,7 +128,7 @@ export async function callModel(
       ? startWithNotBefore(plan, state, Date.now(), run)
       : startDecision(plan, state, Date.now(), run);
   if (shared) shareNotBefore(backends, next.state, shared);
-  const spans = new CallTrace(callId, backends);
+  const spans = new CallTrace(callId, backends, config?.genAiProviders);
   try {
     while (next.kind === 'attempt') {
       spans.waiting(next, records.at(-1));
@@ -137,6 +138,8 @@ export async function callModel(
       const { value: ended, done } = await spans.attempt(record, () => call.attempt(record));
       next = call.decide(next.state, record, call.record(record, ended));
       done(ended.kind === 'answered' ? ended.result : undefined);
+      // A call that stops here sets the classes with the rest at its stop: no second upsert.
+      if (record.failure && next.kind === 'attempt') await noteClassesMet(records);
     }
     spans.stopped(next, records);
   } catch (error) {
