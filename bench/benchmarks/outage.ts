@@ -47,13 +47,13 @@ const FULL: OutagePlan = {
 };
 const QUICK: OutagePlan = {
   ...FULL,
-  calls: 12,
-  waitMs: 200,
-  coolDownMs: 2_000,
-  recoveryCoolDownMs: 1_500,
+  calls: 8,
+  waitMs: 100,
+  coolDownMs: 1_500,
+  recoveryCoolDownMs: 1_000,
   retryAfterS: 2,
-  recoveryIntervalMs: 250,
-  recoveryMaxCalls: 40,
+  recoveryIntervalMs: 200,
+  recoveryMaxCalls: 25,
 };
 
 /** The providers file: A and B through the loopback, A at a closed port, and the recovery's A; health off and on. */
@@ -166,7 +166,7 @@ export const outage: Benchmark = {
         coolDownMs: plan.recoveryCoolDownMs,
         intervalMs: plan.recoveryIntervalMs,
         maxCalls: plan.recoveryMaxCalls,
-        giveUpMs: 3 * plan.recoveryCoolDownMs + 20_000,
+        giveUpMs: 3 * plan.recoveryCoolDownMs + (ctx.size === 'quick' ? 5_000 : 20_000),
       });
       ctx.log(`bench: outage recovery: ${JSON.stringify(recovery)}`);
       return {

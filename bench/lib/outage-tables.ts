@@ -62,7 +62,7 @@ export function outageTables(plan: OutagePlan, rows: readonly OutageRow[], rec: 
     {
       title:
         `Recovery: A refuses connections until its breaker opens, then answers (a call every ` +
-        `${fmtMs(plan.recoveryIntervalMs)}, cool-down ${fmtMs(rec.coolDownMs)}, health on)`,
+        `${fmtMs(plan.recoveryIntervalMs)}, first cool-down ${fmtMs(rec.coolDownMs)}, health on)`,
       columns: ['measure', 'value'],
       rows: [
         ['trips / probes granted before A came back', `${rec.tripsBeforeBack} / ${rec.probesBeforeBack}`],

@@ -53,6 +53,8 @@ describe('every benchmark at --quick size', () => {
       expect(markdown).toContain(`## ${benchmark.title}`);
       expect(markdown).toContain(`| ${json.result.tables[0]?.columns[0]} |`);
     },
+    // The outage benchmark starts two worker processes and runs five rounds of calls: generous on a loaded machine.
+    300_000,
   );
 
   it('history-events counts every attempt of the calls it ran', () => {
