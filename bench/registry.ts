@@ -4,6 +4,7 @@ import { concurrency } from './benchmarks/concurrency.js';
 import { historyBytes } from './benchmarks/history-bytes.js';
 import { historyEvents } from './benchmarks/history-events.js';
 import { limits } from './benchmarks/limits.js';
+import { outage } from './benchmarks/outage.js';
 import { replay } from './benchmarks/replay.js';
 import { retryOverhead } from './benchmarks/retry-overhead.js';
 import { streaming } from './benchmarks/streaming.js';
@@ -23,6 +24,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   streaming,
   aiSdk,
   limits,
+  outage,
   turn,
   cluster,
 ];

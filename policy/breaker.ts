@@ -133,8 +133,9 @@ export function atTime(b: Breaker, nowMs: number): Breaker {
  * `b` after one outcome, at `nowMs`. A retry-after or reset opens it until then, whatever its phase. `closed`:
  * an answer forgets the failures; a transient failure counts, and the `failures`-th within the window opens it for
  * the cool-down. `half-open`: the probe's answer (or a failure that is not transient: the backend answered)
- * closes it; its transient failure opens it for twice the cool-down, at most the cap. Outcomes that are not the
- * probe's, while open or half-open, came from requests sent before: they change nothing.
+ * closes it; its transient failure opens it for twice the cool-down, at most the cap; the answer of a probe that was
+ * let go closes it too when no other probe is out. Outcomes that are not a probe's, while open or half-open, came
+ * from requests sent before: they change nothing.
  */
 export function recordOutcome(
   b0: Breaker,
@@ -146,6 +147,11 @@ export function recordOutcome(
   const b = { ...atTime(b0, nowMs), recent };
   if (o.openUntil !== undefined && o.openUntil > nowMs) return opened(b, nowMs, o.openUntil, 'retry-after');
   if (b.phase === 'half-open') {
+    // A probe let go (its answer came after a cool-down, e.g. through a slow signal) that answered, with no other
+    // probe out: the backend answered a request sent after the trip. Dropping it left the backend half-open with
+    // no probe until the next attempt happened to claim one, whose answer could come late in the same way.
+    if (b.probe === undefined && o.probe !== undefined && !isTransient(o.class))
+      return closed(b, nowMs, settings);
     if (o.probe === undefined || o.probe !== b.probe?.id) return b;
     if (!isTransient(o.class)) return closed(b, nowMs, settings);
     const coolDownMs = Math.min(b.coolDownMs * 2, settings.maxCoolDownMs);

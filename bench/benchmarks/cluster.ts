@@ -45,7 +45,7 @@ const QUICK: ClusterPlan = {
  */
 export const cluster: Benchmark = {
   name: 'cluster',
-  title: '10. The cluster beside the dev server',
+  title: '11. The cluster beside the dev server',
   async run(ctx) {
     const plan = ctx.size === 'quick' ? QUICK : FULL;
     const cb = await openClusterBench(ctx);
@@ -111,7 +111,7 @@ function loadSpec(plan: ClusterPlan, calls: number, cpu: (() => number | undefin
 function result(plan: ClusterPlan, loads: LoadPair[], scale: ScaleRuns) {
   return {
     name: 'cluster',
-    title: '10. The cluster beside the dev server',
+    title: '11. The cluster beside the dev server',
     params: { ...plan, failureRate: 0.2 },
     figures: { loads, scale },
     tables: [loadTable(plan, loads), ...scaleTables(plan, scale)],

@@ -29,7 +29,7 @@ const GOALS = { throughput: 0.95, cpu: 1.1, latency: 1.1 };
  */
 export const turn: Benchmark = {
   name: 'turn',
-  title: '9. Agent turns beside the floor',
+  title: '10. Agent turns beside the floor',
   async run(ctx) {
     const plan = ctx.size === 'quick' ? QUICK : FULL;
     const ours = await ctx.startWorker();
@@ -103,7 +103,7 @@ function turnResult(plan: Plan, runs: Record<Side, TurnLoadFigures[]>): BenchRes
   ];
   return {
     name: 'turn',
-    title: '9. Agent turns beside the floor',
+    title: '10. Agent turns beside the floor',
     params: { ...plan, goals: GOALS },
     figures: { 'model-retry': ours, floor, oursOverFloor: r, runs },
     tables: [

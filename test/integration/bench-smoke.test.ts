@@ -207,4 +207,28 @@ describe('every benchmark at --quick size', () => {
     expect(auth?.['model-retry durableModel']?.requests).toBe(1);
     expect(auth?.['@temporalio/ai-sdk']?.requests).toBeGreaterThan(1);
   });
+
+  it('outage: with health off every call tries A 1 + retriesPerBackend times; with it on, calls cool down instead', () => {
+    const { figures, params } = read('outage').result as unknown as {
+      figures: {
+        rows: {
+          scenario: string;
+          health: string;
+          calls: number;
+          sentAttemptsOnA: number;
+          coolingDown: number;
+          unfinished: number;
+        }[];
+      };
+      params: { retriesPerBackend: number };
+    };
+    const refused = figures.rows.filter((r) => r.scenario === 'connection refused');
+    const off = refused.find((r) => r.health === 'off');
+    const on = refused.find((r) => r.health === 'on');
+    expect(off?.sentAttemptsOnA).toBe((off?.calls ?? 0) * (params.retriesPerBackend + 1));
+    expect(off?.coolingDown).toBe(0);
+    expect(on?.coolingDown).toBeGreaterThan(0);
+    expect(on?.sentAttemptsOnA).toBeLessThan(off?.sentAttemptsOnA ?? 0);
+    for (const r of figures.rows) expect(r.unfinished, `${r.scenario} ${r.health}`).toBe(0);
+  });
 });

@@ -189,6 +189,29 @@ describe('fleet health', () => {
     expect(after.result?.output.text).toBe('a is back');
   });
 
+  it('a probe whose answer reaches the health workflow after a cool-down still closes the backend', async () => {
+    // hl's cool-down is 3 s: the probe answers after 5 s, so the health workflow has let it go when its answer
+    // arrives (as when a loaded server delays the worker's signal), and no other call claims a probe meanwhile.
+    const [a, b] = [model('a'), model('b')];
+    fx.lp.script(a.id, [
+      fail(503),
+      fail(503),
+      fail(503),
+      slow(5_000, ok('a is back')),
+      { ...ok('a is back'), repeat: true },
+    ]);
+    fx.lp.script(b.id, [{ ...ok('from b'), repeat: true }]);
+    const plan = { waits: [10, 10, 10, 10, 10], retriesPerBackend: 5 };
+    await run({ model: [a.name, b.name], prompt: 'hi', retry: plan });
+    const open = await until(fx.temporal.client, a.name, (s) => s.breaker.phase === 'open');
+    await new Promise((r) => setTimeout(r, Math.max(0, (open.breaker.until ?? 0) - Date.now()) + 200));
+    const probe = await run({ model: [a.name, b.name], prompt: 'hi', retry: { waits: [10] } });
+    expect(probe.result?.output.text).toBe('a is back');
+    const closed = await until(fx.temporal.client, a.name, (s) => s.breaker.phase === 'closed');
+    expect(closed.breaker.probes).toBe(1);
+    expect(fx.lp.requestCount(a.id)).toBe(4);
+  });
+
   it('every backend left cooling: the call waits once for it (no planned wait used), then probes it', async () => {
     const [d, b] = [model('d'), model('b')];
     fx.lp.script(d.id, [rateLimited(6), { ...ok('d is back'), repeat: true }]);

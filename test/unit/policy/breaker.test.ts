@@ -142,6 +142,18 @@ describe('the breaker: half-open and probes', () => {
     expect(recordOutcome(b, { at: 1401, probe: 'q' }, 1401, S).phase).toBe('half-open');
   });
 
+  it("a let-go probe's late answer closes it when no other probe is out; its late failure changes nothing", () => {
+    // Granted at 1400, let go at 2400 (one cool-down); its answer arrives at 2600.
+    const b = claimProbe(tripped(), 'slow', 1400);
+    expect(recordOutcome(b, { at: 2600, probe: 'slow' }, 2600, S)).toMatchObject({ phase: 'closed' });
+    const failed = recordOutcome(b, { at: 2600, probe: 'slow', class: 'ServerError' }, 2600, S);
+    expect(failed).toMatchObject({ phase: 'half-open' });
+    expect(failed.probe).toBeUndefined();
+    // Another probe out: that one decides.
+    const other = claimProbe(b, 'next', 2500);
+    expect(recordOutcome(other, { at: 2600, probe: 'slow' }, 2600, S)).toMatchObject({ phase: 'half-open' });
+  });
+
   it('a probe that never reports within a cool-down is let go, and another may be granted', () => {
     const b = claimProbe(tripped(), 'lost', 1400);
     expect(admission(b, 2400)).toEqual({ kind: 'claim' });
