@@ -17,7 +17,7 @@ import { ToolRegistry, createToolActivities } from './tools/index.js';
 import { HealthMonitor } from './health/monitor.js';
 import { healthFromEnv } from './health/settings.js';
 import type { HealthOptions } from './health/settings.js';
-import { createCoolingCheck, withHealth } from './health/with-health.js';
+import { createCoolingCheck, healthWatchedLimits, withHealth } from './health/with-health.js';
 import type { ToolSpec } from './tools/index.js';
 
 export interface ActivityDeps {
@@ -90,6 +90,7 @@ export function createActivities(deps: ActivityDeps = {}) {
   const inFlight = new InFlightLimits(() => limits);
   const attempt = withResultLimit(createModelRequest({ providers, onHeaders, inFlight }));
   const health = { monitor, on, providers, headers };
+  const watchedLimits = healthWatchedLimits(limits, on, providers);
   return {
     modelRequest: withAttemptMetrics(withHealth(attempt, health)),
     ...createCoolingCheck(health),
@@ -99,6 +100,7 @@ export function createActivities(deps: ActivityDeps = {}) {
       pricing: registry.pricing?.() ?? {},
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       genAiProviders: genAiProvidersOf(registry),
+      ...(watchedLimits.length > 0 ? { healthWatchedLimits: watchedLimits } : {}),
     }),
     ...createToolActivities({ registry: () => tools }),
   };

@@ -73,6 +73,12 @@ export interface AttemptCause {
   retryInMs: number;
 }
 
+/** An attempt held off its backend's limit queue (see `ModelRequestInput.held`). */
+export interface HeldAttempt {
+  /** How long the backend was still cooling when the workflow asked (`backendCooling`), in ms. */
+  retryAfterMs: number;
+}
+
 /** The input of one attempt (`modelRequest` activity). */
 export interface ModelRequestInput {
   /** The workflow this attempt belongs to; `<workflowId>/<modelCallId>` is sent as `X-Request-Id`. */
@@ -100,9 +106,11 @@ export interface ModelRequestInput {
   spendUntil?: number;
   /**
    * The workflow saw the backend cooling (`backendCooling`) and scheduled this attempt on its own queue instead of
-   * the backend's limit queue: it sends nothing and fails `CoolingDown` whatever fleet health says by now.
+   * the backend's limit queue: it sends nothing and fails `CoolingDown` whatever fleet health says by now, with the
+   * cool-down the workflow was told (`retryAfterMs`), not the one of the worker that happens to run it (which may
+   * not know the backend at all).
    */
-  held?: true;
+  held?: HeldAttempt;
   /** Absent on a call's first attempt. */
   after?: AttemptCause;
   /** Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. */

@@ -28,6 +28,12 @@ export interface WorkerConfig {
    * type (see `GEN_AI_PROVIDER_NAMES`), for the spans workflow code makes. Absent for a provider without one.
    */
   genAiProviders?: Record<string, string>;
+  /**
+   * The keys of `limits` with a `requestsPerSecond` whose backends this worker's fleet health watches: only an
+   * attempt due on one of their limit queues is checked first (`backendCooling`, a marker), since only there can
+   * a cooling backend be held off the queue. Absent or empty: no attempt is checked (health off, or no rate limit).
+   */
+  healthWatchedLimits?: string[];
 }
 
 /** The local activity that answers it (types only cross into the sandbox). */

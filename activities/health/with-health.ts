@@ -12,6 +12,7 @@ import type { AttemptFailureDetails, ModelRequestInput, ModelRequestResult } fro
 import type { CoolingCheckActivities } from '../../common/attempt-activity.js';
 import { attemptFailure, failureDetails } from '../attempt/attempt-failure.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { LimitsByKey } from '../../common/limits.js';
 import type { HealthMonitor } from './monitor.js';
 import { healthTaskQueue, watchedBackend } from './settings.js';
 
@@ -57,8 +58,8 @@ function outcomeOf(
   };
 }
 
-/** The backend fleet health watches for `model` on this worker, if any. */
-function watchedOf(model: string, deps: WithHealthDeps) {
+/** The backend fleet health watches for `model` (or a provider's name) on this worker, if any. */
+function watchedOf(model: string, deps: Pick<WithHealthDeps, 'on' | 'providers'>) {
   const provider = model.split(':')[0] ?? '';
   return watchedBackend(model, deps.on, deps.providers().configOf?.(provider)?.health);
 }
@@ -77,16 +78,32 @@ export function createCoolingCheck(deps: WithHealthDeps): CoolingCheckActivities
   };
 }
 
+/**
+ * The rate-limited keys of `limits` whose backends fleet health watches (`WorkerConfig.healthWatchedLimits`):
+ * an attempt due on one of their limit queues is checked with `backendCooling` first; no other is.
+ */
+export function healthWatchedLimits(
+  limits: LimitsByKey,
+  on: boolean,
+  providers: () => ProviderRegistry,
+): string[] {
+  return Object.entries(limits)
+    .filter(
+      ([key, l]) => l.requestsPerSecond !== undefined && watchedOf(key, { on, providers }) !== undefined,
+    )
+    .map(([key]) => key);
+}
+
 /** `modelRequest` with fleet health in front of it. */
 export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): ModelRequest {
   return async function modelRequestWithHealth(input) {
     const watched = watchedOf(input.model, deps);
     const ctx = Context.current();
-    if (input.held === true) {
-      // Off its limit queue: never sent from here, even if the backend closed since the workflow asked.
-      const key = watched?.key ?? input.model;
-      const left = watched && deps.monitor.coolingFor(healthTaskQueue(ctx.info.taskQueue), key);
-      throw coolingDown(key, left ?? 0);
+    if (input.held !== undefined) {
+      // Off its limit queue: never sent from here, even if the backend closed since the workflow asked. The
+      // cool-down is the workflow's answer: this worker's copy may not know the backend (it answered 0, and the
+      // call then spent an attempt per round instead of one wait).
+      throw coolingDown(watched?.key ?? input.model, input.held.retryAfterMs);
     }
     if (watched === undefined) return modelRequest(input);
     deps.monitor.useMeter(ctx.metricMeter);

@@ -1,66 +1,23 @@
-import { CancellationScope, CancelledFailure, sleep, workflowInfo } from '@temporalio/workflow';
-import {
-  afterAttempt,
-  attemptTimeoutMs,
-  spendUntilMs,
-  beforeAttempt,
-  cancelledStop,
-  failedAttempt,
-} from '../../policy/index.js';
-import type {
-  AttemptDecision,
-  AttemptEnd,
-  Decision,
-  ResolvedPlan,
-  StopDecision,
-} from '../../policy/index.js';
-import type { AttemptCause, ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
-import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
+import { CancellationScope, CancelledFailure, sleep } from '@temporalio/workflow';
+import { afterAttempt, beforeAttempt, cancelledStop } from '../../policy/index.js';
+import type { AttemptDecision, AttemptEnd, Decision, StopDecision } from '../../policy/index.js';
+import type { AttemptCause, ModelRequestResult } from '../../common/attempt.js';
+import type { AttemptRecord, ModelCallResult } from '../../common/call.js';
 import { outcomeOf } from './attempt-outcome.js';
+import { attemptRequest } from './attempt-request.js';
+import { openedRecord, writeFailed } from './attempt-record.js';
 import { modelRequest } from './model-request.js';
-import { heldOffLimitQueue } from './cooling-check.js';
-import type { AttemptOutcome } from './attempt-outcome.js';
+import { routeOf } from './cooling-check.js';
+import type { AttemptRoute } from './cooling-check.js';
 import { actionOf, callFailed, resultOf } from './call-result.js';
 import { noteSearchAttributesReady } from './call-stop.js';
-import type { CallStream } from './call-stream.js';
-import type { HistoryWatch } from './history-watch.js';
-import type { BudgetWatch } from './budget-watch.js';
+import type { CallSetup, Ended } from './call-setup.js';
 import { iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
-import type { CheckedOutput } from './call-output.js';
 import { Corrections } from './call-repair.js';
 import { jsonBytes } from '../turn/turn-input.js';
-import { attemptQueueOf } from '../../common/limits.js';
-import type { LimitsByKey } from '../../common/limits.js';
-import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 
-/** How an attempt's activity ended, before anything is recorded or decided. */
-export type Ended =
-  | { kind: 'answered'; result: ModelRequestResult }
-  | { kind: 'raised'; error: unknown; outcome: AttemptOutcome };
-
-/** What a call is made of once its input is checked. */
-export interface CallSetup {
-  callId: string;
-  input: ModelCallInput;
-  plan: ResolvedPlan;
-  backends: string[];
-  messages: ModelRequestInput['messages'];
-  /** The tools in our list shape (the AI SDK's record shape converted). */
-  tools: ModelRequestInput['tools'];
-  stream: CallStream;
-  status: CallStatus;
-  records: AttemptRecord[];
-  shared: SharedNotBefore | undefined;
-  /** The run's history, for the `history-limit` stop. */
-  history: HistoryWatch;
-  /** The call's structured output, checked (`output.schema`, `output.repairs`). */
-  output: CheckedOutput | undefined;
-  /** The call's budget, for the `budget` stop; absent for a call without one. */
-  budget?: BudgetWatch | undefined;
-  /** The worker's limits (its `modelRetryConfig` answer): a rate-limited backend's attempts run on its queue. */
-  limits: LimitsByKey | undefined;
-}
+export type { CallSetup, Ended } from './call-setup.js';
 
 /**
  * One call's steps (see `callModel`): wait, attempt, record, decide, stop. Each step reads and writes the call's
@@ -78,10 +35,15 @@ export class CallRun {
   private partialText: string | undefined;
   /** The repairs' corrections to the conversation. */
   private readonly corrections = new Corrections();
+  /** Where the next attempt runs, decided before its record opens (see `routeOf`). */
+  private route: AttemptRoute = {};
 
   constructor(private readonly call: CallSetup) {}
 
-  /** Waits the decision's time (a durable timer), then checks what may stand between it and the attempt. */
+  /**
+   * Waits the decision's time (a durable timer), then checks what may stand between it and the attempt: a stop
+   * rule, and where the attempt runs (a cooling check may run first: a marker, during which a cancel may come).
+   */
   async wait(decision: AttemptDecision): Promise<Decision> {
     const { status, records, plan } = this.call;
     if (decision.waitMs > 0) {
@@ -100,61 +62,45 @@ export class CallRun {
         delete status.waitingUntil;
       }
     }
-    return beforeAttempt(plan, decision, {
+    const next = beforeAttempt(plan, decision, {
       cancelRequested: cancelRequested(),
       nowMs: Date.now(),
       waited: decision.waitMs > 0,
     });
+    return next.kind === 'attempt' ? this.routed(next) : next;
+  }
+
+  /**
+   * Decides where `decision`'s attempt runs before its record opens, so that the record's start is the time its
+   * activity is scheduled (as the history reader rebuilds it) and a cancel during the check opens no record.
+   */
+  private async routed(decision: AttemptDecision): Promise<Decision> {
+    this.route = await routeOf(this.call.backends[decision.backend] as string, this.call.worker);
+    return cancelRequested() ? cancelledStop(decision.state) : decision;
   }
 
   /** Opens the record of the attempt `decision` starts, and publishes that it starts. */
   open(decision: AttemptDecision): AttemptRecord {
     const { callId, backends, records, stream, status } = this.call;
     const model = backends[decision.backend] as string;
-    const attempt = decision.state.attempts;
-    const record: AttemptRecord = {
-      modelCallId: `${callId}.${attempt}`,
-      callId,
-      attempt,
-      backend: decision.backend,
-      model,
-      startedAt: iso(Date.now()),
-      outcome: 'running',
-    };
+    const record = openedRecord(callId, model, decision);
     records.push(record);
     stream.attemptStarted(record);
-    Object.assign(status, { state: 'attempting', attempt, backend: decision.backend, model });
+    Object.assign(status, { state: 'attempting', attempt: record.attempt, backend: decision.backend, model });
     return record;
   }
 
-  /** Runs the attempt of `record` (one activity, no Temporal retry). */
+  /** Runs the attempt of `record` (one activity, no Temporal retry) where `wait` routed it. */
   async attempt(record: AttemptRecord): Promise<Ended> {
-    const { input, plan, messages, tools, stream, output } = this.call;
-    const scheduledAt = Date.parse(record.startedAt);
-    const spendUntil = spendUntilMs(plan);
-    const request: ModelRequestInput = {
-      workflowId: workflowInfo().workflowId,
-      callId: record.callId,
-      attempt: record.attempt,
-      modelCallId: record.modelCallId,
-      backend: record.backend,
-      model: record.model,
-      messages: this.corrections.messages(messages),
-      ...(tools ? { tools } : {}),
-      ...(input.settings ? { settings: input.settings } : {}),
-      timeoutMs: attemptTimeoutMs(plan, scheduledAt),
-      ...(spendUntil === undefined ? {} : { spendUntil }),
-      ...(this.after ? { after: this.after } : {}),
-      ...(stream.config ? { stream: stream.config } : {}),
-      ...(output ? { output: { schema: output.schema } } : {}),
-      ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
-    };
+    const { taskQueue, held } = this.route;
+    const messages = this.corrections.messages(this.call.messages);
+    const request = attemptRequest(this.call, record, { messages, after: this.after, held });
     try {
-      const limited = attemptQueueOf(workflowInfo().taskQueue, record.model, this.call.limits);
-      // A cooling backend's attempt sends nothing: it fails at once on the call's queue, taking no rate token.
-      const held = limited !== undefined && (await heldOffLimitQueue(record.model));
-      const [input, taskQueue] = held ? [{ ...request, held: true as const }, undefined] : [request, limited];
-      return { kind: 'answered', result: await modelRequest(plan, input, scheduledAt, taskQueue) };
+      const scheduledAt = Date.parse(record.startedAt);
+      return {
+        kind: 'answered',
+        result: await modelRequest(this.call.plan, request, scheduledAt, taskQueue),
+      };
     } catch (error) {
       return { kind: 'raised', error, outcome: outcomeOf(error, cancelRequested()) };
     }
@@ -180,15 +126,7 @@ export class CallRun {
       return { kind: 'cancelled' };
     }
     noteSearchAttributesReady(outcome.searchAttributesReady);
-    const { failure, record: recorded } = failedAttempt({
-      ...outcome.facts,
-      ...(delivered ? { deltasDelivered: delivered.deltas } : {}),
-    });
-    record.outcome = 'failed';
-    record.failure = recorded;
-    if (outcome.usage) record.usage = outcome.usage;
-    if (outcome.finishReason !== undefined) record.finishReason = outcome.finishReason;
-    if (delivered) record.streamedDeltas = delivered.deltas;
+    const failure = writeFailed(record, outcome, delivered);
     // A repair would send the correction too: the history limit counts it before the decision.
     const correction = this.corrections.note(outcome.mismatch);
     if (correction.length > 0) this.call.history.growInput(jsonBytes(correction));

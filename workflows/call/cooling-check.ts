@@ -1,18 +1,37 @@
-import { proxyLocalActivities } from '@temporalio/workflow';
+import { proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { CoolingCheckActivities } from '../../common/attempt-activity.js';
+import type { HeldAttempt } from '../../common/attempt.js';
+import { attemptQueueOf, limitQueue } from '../../common/limits.js';
+import type { CallSetup } from './call-setup.js';
 
 const { backendCooling } = proxyLocalActivities<CoolingCheckActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 1 },
 });
 
+/** Where an attempt runs: its backend's limit queue, or the call's own queue (`taskQueue` absent), held or not. */
+export interface AttemptRoute {
+  taskQueue?: string;
+  held?: HeldAttempt;
+}
+
 /**
- * Whether an attempt on `model`, due on its backend's limit queue, should be held off it: the worker's copy of
- * fleet health has the backend cooling, so the attempt would send nothing and must not wait for (nor take) a rate
- * token. One local activity (a marker) per attempt on a rate-limited backend; `false` when the worker cannot
- * answer (a worker of the user's own without model-retry's activities).
+ * Where the attempt on `model` runs. One due on a limit queue whose backends the worker's fleet health watches
+ * (`healthWatchedLimits`) is checked first: one local activity (a marker) reading the worker's copy of fleet
+ * health, without a query or a probe. A cooling backend's attempt is held off the queue (it would send nothing,
+ * yet wait for a rate token and take one) and runs on the call's own queue carrying the cool-down. Any other
+ * attempt goes unchecked: no marker where no answer could hold it. A check that does not answer (a worker of the
+ * user's own without the activity) leaves the attempt on its queue.
+ *
+ * Run before the attempt's record opens: the marker moves workflow time, and a cancellation may come while it
+ * runs (the caller checks again after it).
  */
-export async function heldOffLimitQueue(model: string): Promise<boolean> {
-  const cooling = await backendCooling(model).catch(() => undefined);
-  return cooling !== undefined;
+export async function routeOf(model: string, worker: CallSetup['worker']): Promise<AttemptRoute> {
+  const callQueue = workflowInfo().taskQueue;
+  const taskQueue = attemptQueueOf(callQueue, model, worker?.limits);
+  if (taskQueue === undefined) return {};
+  const watched = worker?.healthWatchedLimits?.some((key) => limitQueue(callQueue, key) === taskQueue);
+  if (watched !== true) return { taskQueue };
+  const retryAfterMs = await backendCooling(model).catch(() => undefined);
+  return retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } };
 }

@@ -116,7 +116,7 @@ export async function callModel(
     history,
     output,
     budget,
-    limits: config?.limits,
+    worker: config,
   });
   const run = { ...history.start(), ...(budget ? { budget: budget.outlook() } : {}) };
   const state = shared ? seededState(backends, shared) : initialState(backends.length);

@@ -1,9 +1,21 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { WorkerConfig, WorkerConfigActivities } from '../../common/worker-config.js';
 
+/**
+ * The answer is an object in the worker's memory: a try that takes seconds is a stalled worker (a GC pause, a
+ * saturated event loop), and a fresh try soon after usually answers. Three tries of 3 s with 200 ms and 400 ms
+ * between keep the old worst case (about 10 s) while one slow answer no longer fails every cost-budgeted call of
+ * the run closed or sends limited attempts around their queues. A worker without the activity (`NotFoundError`)
+ * answers at once: it will not have it on the next try either.
+ */
 const { modelRetryConfig } = proxyLocalActivities<WorkerConfigActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { maximumAttempts: 1 },
+  startToCloseTimeout: '3 seconds',
+  retry: {
+    maximumAttempts: 3,
+    initialInterval: '200 ms',
+    backoffCoefficient: 2,
+    nonRetryableErrorTypes: ['NotFoundError'],
+  },
 });
 
 /** The run's answer (module state is per workflow run in the sandbox): asked once, then reused. */

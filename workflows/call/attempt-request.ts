@@ -1,0 +1,46 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { attemptTimeoutMs, spendUntilMs } from '../../policy/index.js';
+import type { AttemptCause, HeldAttempt, ModelRequestInput } from '../../common/attempt.js';
+import type { AttemptRecord } from '../../common/call.js';
+import type { CallSetup } from './call-setup.js';
+
+/** What an attempt's input takes besides the call and its record. */
+export interface AttemptExtras {
+  /** The conversation as this attempt sends it (a repair's corrections appended). */
+  messages: ModelRequestInput['messages'];
+  /** The decision that led to this attempt (absent on the first). */
+  after: AttemptCause | undefined;
+  /** The backend was cooling when the workflow asked: the attempt sends nothing (see `routeOf`). */
+  held: HeldAttempt | undefined;
+}
+
+/**
+ * The input of the attempt of `record` (plain JSON, written into history: the history reader rebuilds the record
+ * and the decision before it from it). Its request timeout counts from the record's start.
+ */
+export function attemptRequest(
+  call: CallSetup,
+  record: AttemptRecord,
+  { messages, after, held }: AttemptExtras,
+): ModelRequestInput {
+  const { input, plan, tools, stream, output } = call;
+  const spendUntil = spendUntilMs(plan);
+  return {
+    workflowId: workflowInfo().workflowId,
+    callId: record.callId,
+    attempt: record.attempt,
+    modelCallId: record.modelCallId,
+    backend: record.backend,
+    model: record.model,
+    messages,
+    ...(tools ? { tools } : {}),
+    ...(input.settings ? { settings: input.settings } : {}),
+    timeoutMs: attemptTimeoutMs(plan, Date.parse(record.startedAt)),
+    ...(spendUntil === undefined ? {} : { spendUntil }),
+    ...(held ? { held } : {}),
+    ...(after ? { after } : {}),
+    ...(stream.config ? { stream: stream.config } : {}),
+    ...(output ? { output: { schema: output.schema } } : {}),
+    ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
+  };
+}
