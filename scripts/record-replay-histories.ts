@@ -12,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import type { Worker } from '@temporalio/worker';
 import { createProviderRegistry } from '../activities/providers/registry.js';
 import { readTurnHistory, startAgentTurn } from '../client/agent-turn-client.js';
 import { readCallHistory } from '../client/history-reader.js';
@@ -20,7 +19,8 @@ import { startModelCall } from '../client/model-call-client.js';
 import { startDevServer } from '../worker/dev-server.js';
 import { startLoopbackProvider } from '../loopback/index.js';
 import type { LoopbackProvider } from '../loopback/index.js';
-import { createModelRetryWorker, workflowsPath } from '../worker/worker.js';
+import { createModelRetryWorkers, workflowsPath } from '../worker/worker.js';
+import type { ModelRetryWorkers } from '../worker/worker.js';
 import { attemptsQuery } from '../workflows/call/call-log.js';
 import type { AttemptRecord, ModelCallInput } from '../common/call.js';
 import type { AgentTurnInput } from '../common/turn.js';
@@ -48,11 +48,21 @@ async function main(only: readonly string[]): Promise<void> {
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   const providers = createProviderRegistry(
-    { local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'REPLAY_KEY' } },
+    {
+      local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'REPLAY_KEY' },
+      // Rate limited and watched by fleet health as one backend: the held-while-cooling scenario's.
+      gated: {
+        type: 'openai-compatible',
+        baseURL: lp.openaiBaseURL,
+        apiKeyEnv: 'REPLAY_KEY',
+        health: { scope: 'provider' },
+        limits: { requestsPerSecond: 50 },
+      },
+    },
     { env: { REPLAY_KEY: KEY } },
   );
   const startWorker = async (taskQueue: string) => {
-    const worker = await createModelRetryWorker({
+    const worker = await createModelRetryWorkers({
       connection: nativeConnection,
       namespace: server.namespace,
       taskQueue,
@@ -89,7 +99,7 @@ async function main(only: readonly string[]): Promise<void> {
 interface Env {
   client: Client;
   lp: LoopbackProvider;
-  startWorker(taskQueue: string): Promise<{ worker: Worker; done: Promise<void> }>;
+  startWorker(taskQueue: string): Promise<{ worker: ModelRetryWorkers; done: Promise<void> }>;
 }
 
 /** Runs one scenario to its end, checks it, and returns its history as exported JSON. */
@@ -106,6 +116,7 @@ async function record(scenario: ReplayScenario, env: Env): Promise<string> {
       await current.done;
     }
   }
+  await scenario.prepare?.({ client: env.client, lp: env.lp, taskQueue });
   const handle = await startModelCall(env.client, scenario.input as ModelCallInput, options);
   try {
     await scenario.drive?.({

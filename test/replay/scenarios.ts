@@ -7,6 +7,7 @@ import type { ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { AgentTurnInput } from '../../common/turn.js';
 import { until } from '../harness/processes.js';
+import { startModelCall } from '../../client/model-call-client.js';
 
 /** What a scenario's `drive` may do to its call while it runs. */
 export interface ScenarioContext {
@@ -34,6 +35,8 @@ export interface ReplayScenario {
   expected: StopReason;
   /** Acts on the call while it runs (cancel it, take its worker away); calls only. */
   drive?: (ctx: ScenarioContext) => Promise<void>;
+  /** Runs before the call starts, on the same worker and task queue (another call that sets the scene); calls only. */
+  prepare?: (ctx: { client: Client; lp: LoopbackProvider; taskQueue: string }) => Promise<void>;
 }
 
 const local = (id: string) => `local:${id}`;
@@ -188,6 +191,25 @@ export const REPLAY_SCENARIOS: readonly ReplayScenario[] = [
       retry: { waits: [10] },
     },
     expected: 'stream-interrupted',
+  },
+  {
+    // The recording's providers: `gated` is rate limited and fleet health watches it as one backend.
+    name: 'held-while-cooling',
+    scripts: { 'held-while-cooling-b': [ok('from b')] },
+    input: {
+      model: ['gated:held-while-cooling', local('held-while-cooling-b')],
+      prompt: 'hi',
+      retry: { waits: [10] },
+    },
+    expected: 'succeeded',
+    // Another call's 429 with a retry-after opens `gated` in the worker's copy: the scenario's check finds it
+    // cooling, and its first attempt is held (runs on the call's queue, sends nothing, fails CoolingDown).
+    async prepare({ client, lp, taskQueue }) {
+      lp.script('held-while-cooling-opener', [rateLimited(600)]);
+      const input = { model: 'gated:held-while-cooling-opener', prompt: 'hi', retry: { maxAttempts: 1 } };
+      const opener = await startModelCall(client, input, { taskQueue });
+      await opener.result().catch(() => undefined);
+    },
   },
 ];
 
