@@ -90,7 +90,6 @@ export function createActivities(deps: ActivityDeps = {}) {
   const inFlight = new InFlightLimits(() => limits);
   const attempt = withResultLimit(createModelRequest({ providers, onHeaders, inFlight }));
   const health = { monitor, on, providers, headers };
-  const watchedLimits = healthWatchedLimits(limits, on, providers);
   return {
     modelRequest: withAttemptMetrics(withHealth(attempt, health)),
     ...createCoolingCheck(health),
@@ -100,7 +99,7 @@ export function createActivities(deps: ActivityDeps = {}) {
       pricing: registry.pricing?.() ?? {},
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       genAiProviders: genAiProvidersOf(registry),
-      ...(watchedLimits.length > 0 ? { healthWatchedLimits: watchedLimits } : {}),
+      healthWatchedLimits: healthWatchedLimits(limits, on, providers),
     }),
     ...createToolActivities({ registry: () => tools }),
   };

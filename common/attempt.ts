@@ -108,9 +108,10 @@ export interface ModelRequestInput {
    * The workflow saw the backend cooling (`backendCooling`) and scheduled this attempt on its own queue instead of
    * the backend's limit queue: it sends nothing and fails `CoolingDown` whatever fleet health says by now, with the
    * cool-down the workflow was told (`retryAfterMs`), not the one of the worker that happens to run it (which may
-   * not know the backend at all).
+   * not know the backend at all). `true` comes from a workflow of an earlier version, which carried no cool-down:
+   * the worker then answers from its own copy (0 when it has none).
    */
-  held?: HeldAttempt;
+  held?: HeldAttempt | true;
   /** Absent on a call's first attempt. */
   after?: AttemptCause;
   /** Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. */

@@ -31,7 +31,9 @@ export interface WorkerConfig {
   /**
    * The keys of `limits` with a `requestsPerSecond` whose backends this worker's fleet health watches: only an
    * attempt due on one of their limit queues is checked first (`backendCooling`, a marker), since only there can
-   * a cooling backend be held off the queue. Absent or empty: no attempt is checked (health off, or no rate limit).
+   * a cooling backend be held off the queue. Empty: no attempt is checked (health off, or no rate limit). Absent:
+   * the answer of a worker from before this field, whose runs checked every attempt on a limit queue; a replay of
+   * such a run checks them too (its history has their markers).
    */
   healthWatchedLimits?: string[];
 }

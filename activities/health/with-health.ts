@@ -103,7 +103,12 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
       // Off its limit queue: never sent from here, even if the backend closed since the workflow asked. The
       // cool-down is the workflow's answer: this worker's copy may not know the backend (it answered 0, and the
       // call then spent an attempt per round instead of one wait).
-      throw coolingDown(watched?.key ?? input.model, input.held.retryAfterMs);
+      const key = watched?.key ?? input.model;
+      const retryAfterMs =
+        input.held === true
+          ? ((watched && deps.monitor.coolingFor(healthTaskQueue(ctx.info.taskQueue), key)) ?? 0)
+          : input.held.retryAfterMs;
+      throw coolingDown(key, retryAfterMs);
     }
     if (watched === undefined) return modelRequest(input);
     deps.monitor.useMeter(ctx.metricMeter);

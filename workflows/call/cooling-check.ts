@@ -30,8 +30,10 @@ export async function routeOf(model: string, worker: CallSetup['worker']): Promi
   const callQueue = workflowInfo().taskQueue;
   const taskQueue = attemptQueueOf(callQueue, model, worker?.limits);
   if (taskQueue === undefined) return {};
-  const watched = worker?.healthWatchedLimits?.some((key) => limitQueue(callQueue, key) === taskQueue);
-  if (watched !== true) return { taskQueue };
+  // No list: a worker from before it, which had every attempt on a limit queue checked (so its runs replay).
+  const watched =
+    worker?.healthWatchedLimits?.some((key) => limitQueue(callQueue, key) === taskQueue) ?? true;
+  if (!watched) return { taskQueue };
   const retryAfterMs = await backendCooling(model).catch(() => undefined);
   return retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } };
 }
