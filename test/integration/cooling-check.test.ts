@@ -13,7 +13,7 @@ import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { healthWorkflowId } from '../../common/health.js';
 import type { ModelCallInput } from '../../common/call.js';
-import { ok, rateLimited } from '../../loopback/index.js';
+import { ok, rateLimited, slow } from '../../loopback/index.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import { useFixture } from '../harness/fixture.js';
@@ -86,6 +86,33 @@ describe('the cooling check before an attempt on a rate-limited backend', () => 
     }
     await fx.temporal.client.workflow
       .getHandle(healthWorkflowId(worker.taskQueue, `onq:${id}`))
+      .terminate('test over')
+      .catch(() => undefined);
+    await worker.stop();
+  });
+
+  it('an attempt after the check starts when its history says, also while it runs', async () => {
+    const id = `dated-${randomUUID().slice(0, 8)}`;
+    const model = `datedq:${id}`;
+    const providers = registry({
+      datedq: provider({ health: {}, models: { [id]: { limits: { requestsPerSecond: 50 } } } }),
+    });
+    const worker = await fx.temporal.startWorker({ deps: { providers, health: false } });
+    fx.lp.script(id, [slow(1_500, ok('late'))]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model, prompt: 'hi', retry: { maxAttempts: 1 } },
+      { taskQueue: worker.taskQueue },
+    );
+    await fx.lp.waitForRequests(1, id);
+    // The running record (no end yet: its start is the workflow's own) against the one history dates.
+    const running = await handle.query(attemptsQuery);
+    expect(running.map((r) => r.outcome)).toEqual(['running']);
+    expect(readCallHistory(await handle.fetchHistory()).attempts).toEqual(running);
+    const run = await finishCall(fx, handle);
+    expect(markers(run.history)).toBe(2);
+    await fx.temporal.client.workflow
+      .getHandle(healthWorkflowId(worker.taskQueue, model))
       .terminate('test over')
       .catch(() => undefined);
     await worker.stop();
