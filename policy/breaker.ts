@@ -74,6 +74,11 @@ export interface Breaker {
   probe?: Probe;
   /** Why it is open (`tripped`, `retry-after`). */
   reason?: string;
+  /**
+   * When it last opened or had its opening extended (epoch ms; absent when closed): a let-go probe's answer from
+   * before then cannot close it (see {@link recordOutcome}).
+   */
+  openedAt?: number;
   /** The latest outcomes, newest last (at most {@link RECENT}). */
   recent: { at: number; outcome: string }[];
 }
@@ -108,11 +113,12 @@ function opened(b: Breaker, nowMs: number, until: number, reason: string): Break
     failures: [],
     trips: already ? b.trips : b.trips + 1,
     reason,
+    openedAt: nowMs,
   };
 }
 
 function closed(b: Breaker, nowMs: number, settings: BreakerSettings): Breaker {
-  const { probe: _p, until: _u, reason: _r, ...rest } = b;
+  const { probe: _p, until: _u, reason: _r, openedAt: _o, ...rest } = b;
   return { ...rest, phase: 'closed', since: nowMs, coolDownMs: settings.coolDownMs, failures: [] };
 }
 
@@ -134,7 +140,7 @@ export function atTime(b: Breaker, nowMs: number): Breaker {
  * an answer forgets the failures; a transient failure counts, and the `failures`-th within the window opens it for
  * the cool-down. `half-open`: the probe's answer (or a failure that is not transient: the backend answered)
  * closes it; its transient failure opens it for twice the cool-down, at most the cap; the answer of a probe that was
- * let go closes it too when no other probe is out. Outcomes that are not a probe's, while open or half-open, came
+ * let go closes it too when no other probe is out and it ended after the latest opening. Outcomes that are not a probe's, while open or half-open, came
  * from requests sent before: they change nothing.
  */
 export function recordOutcome(
@@ -150,8 +156,10 @@ export function recordOutcome(
     // A probe let go (its answer came after a cool-down, e.g. through a slow signal) that answered, with no other
     // probe out: the backend answered a request sent after the trip. Dropping it left the backend half-open with
     // no probe until the next attempt happened to claim one, whose answer could come late in the same way.
+    // Only an answer that ended after the latest opening: a re-queued signal may carry the success of a probe from
+    // an earlier half-open, which says nothing about the backend since it tripped again.
     if (b.probe === undefined && o.probe !== undefined && !isTransient(o.class))
-      return closed(b, nowMs, settings);
+      return o.at > lastOpened(b) ? closed(b, nowMs, settings) : b;
     if (o.probe === undefined || o.probe !== b.probe?.id) return b;
     if (!isTransient(o.class)) return closed(b, nowMs, settings);
     const coolDownMs = Math.min(b.coolDownMs * 2, settings.maxCoolDownMs);
@@ -164,6 +172,15 @@ export function recordOutcome(
   if (failures.length < settings.failures) return { ...b, failures };
   const why = `tripped: ${failures.length} transient failures within ${settings.windowMs} ms`;
   return opened(b, nowMs, nowMs + b.coolDownMs, why);
+}
+
+/**
+ * When `b` (open or half-open) last opened. A breaker kept before `openedAt` existed (a health workflow's state
+ * across continue-as-new, a worker's cached memo) falls back to its cool-down before `since` (the half-open's
+ * start, its `until`): exact for a trip or a failed probe, which open for `coolDownMs`.
+ */
+function lastOpened(b: Breaker): number {
+  return b.openedAt ?? b.since - b.coolDownMs;
 }
 
 /** `b` after a worker asked for the probe (`id`): granted when half-open with none out. */

@@ -6,42 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
-import { admission, initialBreaker, recordOutcome } from '../../policy/index.js';
-import type { Admission, AttemptOutcome, Breaker, BreakerSettings } from '../../policy/index.js';
-import {
-  HEALTH_CLAIM_SIGNAL,
-  HEALTH_OUTCOMES_SIGNAL,
-  HEALTH_WORKFLOW_TYPE,
-  healthWorkflowId,
-} from '../../common/health.js';
-import type { HealthInput } from '../../common/health.js';
+import { admission, recordOutcome } from '../../policy/index.js';
+import type { Admission, AttemptOutcome, BreakerSettings } from '../../policy/index.js';
+import { HEALTH_CLAIM_SIGNAL, HEALTH_OUTCOMES_SIGNAL, healthWorkflowId } from '../../common/health.js';
+import { applySnapshot, entryKey, newEntry } from './backend-entry.js';
+import type { Entry } from './backend-entry.js';
 import { measureBreaker, readHealth } from './read.js';
+import { signalHealth } from './signal.js';
 import type { HealthOptions } from './settings.js';
 
 /** How long an attempt waits for its probe claim to be answered before it counts as cooling. */
 const CLAIM_WAIT_MS = 3_000;
-
-interface Entry {
-  taskQueue: string;
-  backend: string;
-  settings: BreakerSettings;
-  breaker: Breaker;
-  pending: AttemptOutcome[];
-  /**
-   * Outcomes sent, with when their signal was accepted: until a state read from after then (the workflow has
-   * them), they stay applied to the local copy, so a read that raced the signal cannot undo what they did.
-   */
-  sent: { outcomes: AttemptOutcome[]; at: number }[];
-  /** The workflow time of the latest state applied (epoch ms; 0 before the first read). */
-  asOf: number;
-  /** The trips the workflow had counted when last read (-1 before the first read): the counter adds the rest. */
-  tripsSeen: number;
-  /** This worker's probe claims not yet taken by an attempt. */
-  claims: string[];
-  /** The claim this worker is waiting on, if any. */
-  claiming?: Promise<void> | undefined;
-  lastUsed: number;
-}
 
 /** Fleet health in one worker process. */
 export class HealthMonitor {
@@ -54,10 +29,12 @@ export class HealthMonitor {
   private refreshTimer: NodeJS.Timeout | undefined;
   private readonly flushMs: number;
   private readonly refreshMs: number;
+  private readonly idleMs: number;
 
   constructor(options: HealthOptions = {}) {
     this.flushMs = options.flushMs ?? 250;
     this.refreshMs = options.refreshMs ?? 1_000;
+    this.idleMs = options.idleMs ?? 5 * 60_000;
   }
 
   /**
@@ -89,11 +66,14 @@ export class HealthMonitor {
 
   /**
    * How long `backend` is still cooling by this worker's copy, without asking the workflow or taking a probe:
-   * `undefined` when it is not (closed, a free probe, or a backend this worker has not seen yet).
+   * `undefined` when it is not (closed, a free probe, or a backend this worker has not seen yet). A check is a
+   * use: attempts held back by it never `admit`, and the copy they are held by must keep being re-read, or a
+   * `health reset` (or the end of an opening) would never reach them.
    */
   coolingFor(taskQueue: string, backend: string): number | undefined {
-    const entry = this.entries.get(`${taskQueue}\u0000${backend}`);
+    const entry = this.entries.get(entryKey(taskQueue, backend));
     if (entry === undefined) return undefined;
+    entry.lastUsed = Date.now();
     const a = admission(entry.breaker, Date.now(), entry.claims);
     return a.kind === 'cooling' ? a.retryAfterMs : undefined;
   }
@@ -113,16 +93,17 @@ export class HealthMonitor {
 
   /** Queues one attempt's outcome; it is applied to the local copy at once and sent with the next batch. */
   report(taskQueue: string, backend: string, outcome: AttemptOutcome): void {
-    const entry = this.entries.get(`${taskQueue}\u0000${backend}`);
+    const entry = this.entries.get(entryKey(taskQueue, backend));
     if (entry === undefined) return;
     entry.pending.push(outcome);
     entry.breaker = recordOutcome(entry.breaker, outcome, Date.now(), entry.settings);
   }
 
-  /** Stops the timers (pending outcomes are sent first). */
+  /** Stops the timers (pending outcomes are sent first, also those queued while a batch was in flight). */
   async close(): Promise<void> {
     clearInterval(this.flushTimer);
     clearInterval(this.refreshTimer);
+    await this.flush();
     await this.flush();
   }
 
@@ -135,21 +116,10 @@ export class HealthMonitor {
   ): Promise<Entry> {
     this.client ??= client;
     this.start();
-    const key = `${taskQueue}\u0000${backend}`;
+    const key = entryKey(taskQueue, backend);
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      entry = {
-        taskQueue,
-        backend,
-        settings,
-        breaker: initialBreaker(0, settings),
-        pending: [],
-        sent: [],
-        claims: [],
-        lastUsed: 0,
-        tripsSeen: -1,
-        asOf: 0,
-      };
+      entry = newEntry(taskQueue, backend, settings);
       this.entries.set(key, entry);
       await this.refresh(entry).catch(() => undefined);
     }
@@ -160,33 +130,43 @@ export class HealthMonitor {
 
   private start(): void {
     if (this.flushTimer !== undefined) return;
-    this.flushTimer = setInterval(() => void this.flush().catch(() => undefined), this.flushMs);
+    this.flushTimer = setInterval(() => void this.flush(), this.flushMs);
     this.refreshTimer = setInterval(() => void this.refreshAll(), this.refreshMs);
     this.flushTimer.unref();
     this.refreshTimer.unref();
   }
 
+  /** Sends every backend's pending outcomes; a backend whose batch is still in flight is waited for, not sent twice. */
   private async flush(): Promise<void> {
-    await Promise.all(
-      [...this.entries.values()]
-        .filter((e) => e.pending.length > 0)
-        .map(async (e) => {
-          const outcomes = e.pending.splice(0);
-          // The workflow's state has them once it was read from a task that started after the signal; taking the
-          // time before sending errs towards forgetting them a moment early, never towards counting them twice.
-          const at = Date.now();
-          try {
-            await this.signal(e, HEALTH_OUTCOMES_SIGNAL, { outcomes, settings: e.settings });
-            e.sent.push({ outcomes, at });
-          } catch {
-            e.pending.unshift(...outcomes);
-          }
-        }),
-    );
+    await Promise.all([...this.entries.values()].map((e) => this.flushOne(e)));
   }
 
+  private flushOne(e: Entry): Promise<void> {
+    if (e.flushing === undefined && e.pending.length > 0) {
+      e.flushing = this.send(e).finally(() => {
+        e.flushing = undefined;
+      });
+    }
+    return e.flushing ?? Promise.resolve();
+  }
+
+  /** One batch: on failure its outcomes go back to the front of the queue, for the next flush. */
+  private async send(e: Entry): Promise<void> {
+    const outcomes = e.pending.splice(0);
+    // The workflow's state has them once it was read from a task that started after the signal; taking the time
+    // before sending errs towards forgetting them a moment early, never towards counting them twice.
+    const at = Date.now();
+    try {
+      await this.signal(e, HEALTH_OUTCOMES_SIGNAL, { outcomes, settings: e.settings });
+      e.sent.push({ outcomes, at });
+    } catch {
+      e.pending.unshift(...outcomes);
+    }
+  }
+
+  /** Re-reads every backend an attempt used (admitted or checked) within `idleMs`. */
   private async refreshAll(): Promise<void> {
-    const idleAfter = Date.now() - 5 * 60_000;
+    const idleAfter = Date.now() - this.idleMs;
     await Promise.all(
       [...this.entries.values()]
         .filter((e) => e.lastUsed > idleAfter)
@@ -194,61 +174,35 @@ export class HealthMonitor {
     );
   }
 
-  /**
-   * Re-reads the workflow's state. A read older than one already applied is ignored (reads may finish out of
-   * order), and this worker's own opening stays until the workflow has had the outcomes that caused it: a state
-   * read before then (`asOf` earlier than the local opening) cannot undo it.
-   */
-  private async refresh(entry: Entry): Promise<void> {
+  /** Re-reads the workflow's state (see `applySnapshot`); joins the read already in flight, if any. */
+  private refresh(entry: Entry): Promise<void> {
+    entry.reading ??= this.read(entry).finally(() => {
+      entry.reading = undefined;
+    });
+    return entry.reading;
+  }
+
+  private async read(entry: Entry): Promise<void> {
     if (this.client === undefined) return;
     const snapshot = await readHealth(this.client, healthWorkflowId(entry.taskQueue, entry.backend));
-    if (snapshot === undefined || snapshot.asOf < entry.asOf) return;
-    entry.asOf = snapshot.asOf;
-    const local = entry.breaker;
-    // Outcomes the workflow may not have yet (not sent, or sent after the state read was made) stay in the local
-    // copy until it has them.
-    entry.sent = entry.sent.filter((batch) => batch.at > snapshot.asOf);
-    const unseen = [...entry.sent.flatMap((batch) => batch.outcomes), ...entry.pending];
-    const read = unseen.reduce((b, o) => recordOutcome(b, o, Date.now(), entry.settings), snapshot.breaker);
-    const ownOpening =
-      local.phase === 'open' && local.since > snapshot.asOf && (local.until ?? 0) > Date.now();
-    entry.breaker = ownOpening && read.phase !== 'open' ? local : read;
-    if (entry.breaker.phase === 'closed') entry.claims = [];
-    this.measure(entry, snapshot.breaker);
-  }
-
-  /** Remembers the meter attempts record into (see {@link measure}). */
-  useMeter(meter: MetricMeter): void {
-    this.meter = meter;
-  }
-
-  private measure(entry: Entry, breaker: Breaker): void {
+    if (snapshot === undefined || !applySnapshot(entry, snapshot, Date.now())) return;
     if (this.meter === undefined) return;
     measureBreaker(
       this.meter,
       { backend: entry.backend, task_queue: entry.taskQueue },
-      breaker,
+      snapshot.breaker,
       entry.tripsSeen,
     );
-    entry.tripsSeen = breaker.trips;
+    entry.tripsSeen = snapshot.breaker.trips;
+  }
+
+  /** Remembers the meter attempts record into (the state gauge and the trip counter go there). */
+  useMeter(meter: MetricMeter): void {
+    this.meter = meter;
   }
 
   private async signal(entry: Entry, signal: string, arg: unknown): Promise<void> {
     if (this.client === undefined) return;
-    const input: HealthInput = {
-      taskQueue: entry.taskQueue,
-      backend: entry.backend,
-      settings: entry.settings,
-    };
-    await this.client.workflow.signalWithStart(HEALTH_WORKFLOW_TYPE, {
-      workflowId: healthWorkflowId(entry.taskQueue, entry.backend),
-      taskQueue: entry.taskQueue,
-      args: [input],
-      signal,
-      signalArgs: [arg],
-      staticSummary: `fleet health of ${entry.backend} on ${entry.taskQueue}`,
-      staticDetails:
-        'The breaker of one backend (closed / open / half-open): see current details, or `model-retry health`.',
-    });
+    await signalHealth(this.client, entry, signal, arg);
   }
 }

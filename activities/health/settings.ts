@@ -12,6 +12,11 @@ export interface HealthOptions {
   flushMs?: number;
   /** How often a worker re-reads each backend's state, in ms. @default 1000 */
   refreshMs?: number;
+  /**
+   * How long a backend no attempt admitted or checked keeps being re-read, in ms (a worker stops reading the
+   * backends it no longer calls). @default 300000
+   */
+  idleMs?: number;
 }
 
 /** What the monitor watches for one model: the health workflow's backend key and its settings. */

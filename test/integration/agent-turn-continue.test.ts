@@ -1,3 +1,4 @@
+import { readCallHistory } from '../../client/history-reader.js';
 import { describe, expect, it } from 'vitest';
 import { fail, ok, toolCall } from '../../loopback/index.js';
 import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../common/search-attributes.js';
@@ -70,17 +71,22 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     expect(run.result?.deadline).toBe(new Date(first.startTime.getTime() + 300_000).toISOString());
     expect((await run.handle.query(turnStatusQuery)).deadline).toBe(run.result?.deadline);
 
-    // The search attributes are set once, by the run that stopped, over the attempts of every run.
+    // The search attributes are set once, by the run that stopped, over the attempts of every run; besides, the
+    // run whose call met the ServerError set `ModelRetryClasses` then (one upsert, while it ran).
     const upserts: number[] = [];
+    const metFailure: boolean[] = [];
     for (const runId of run.history.runIds) {
       const handle = fx.temporal.client.workflow.getHandle(run.handle.workflowId, runId);
       const history = await handle.fetchHistory();
       upserts.push(
         (history.events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length,
       );
+      metFailure.push(readCallHistory(history).attempts.some((a) => a.failure));
       fx.histories.push({ workflowId: run.handle.workflowId, history });
     }
-    expect(upserts).toEqual([...run.history.runIds.slice(1).map(() => 0), 1]);
+    expect(metFailure.filter(Boolean)).toHaveLength(1);
+    const last = run.history.runIds.length - 1;
+    expect(upserts).toEqual(metFailure.map((met, i) => (met ? 1 : 0) + (i === last ? 1 : 0)));
     const sa = (await run.handle.describe()).typedSearchAttributes;
     expect([sa.get(STOP_REASON), sa.get(ATTEMPT_COUNT), sa.get(LAST_FAILURE_CLASS)]).toEqual([
       'succeeded',

@@ -6,6 +6,7 @@ import type { RunSummary } from '../../client/list-runs.js';
 import { fail, ok, toolCall } from '../../loopback/index.js';
 import {
   ATTEMPT_COUNT,
+  CLASSES_MET,
   LAST_FAILURE_CLASS,
   MODELS_TRIED,
   STOP_REASON,
@@ -52,7 +53,8 @@ describe('findable turns: an agent turn sets the search attributes once when it 
       models: [m.name],
       lastFailure: 'ServerError',
     });
-    expect(await upserts(answered)).toBe(1);
+    // One when the 502 was first met (the class, while the turn ran), one when it stopped.
+    expect(await upserts(answered)).toBe(2);
 
     const n = fx.model();
     fx.lp.script(n.id, [toolCall('calculator', { expression: '1 + 1' })]);
@@ -125,7 +127,7 @@ describe('findable turns: an agent turn sets the search attributes once when it 
       models: [m.name],
       lastFailure: 'ServerError',
     });
-    expect(await upserts({ handle })).toBe(1);
+    expect(await upserts({ handle })).toBe(2);
     fx.histories.push({ workflowId: handle.workflowId, history: await handle.fetchHistory() });
   });
 
@@ -145,5 +147,47 @@ describe('findable turns: an agent turn sets the search attributes once when it 
       models: [m.name],
       lastFailure: 'BadRequest',
     });
+  });
+
+  it('a turn still waiting after a class it met is found by `list --class` while it runs, one upsert per new class', async () => {
+    const m = fx.model();
+    // Its second model call meets two ServerErrors (one class, two attempts), then waits long: it is running when
+    // it is listed.
+    fx.lp.script(m.id, [toolCall('calculator', { expression: '4 + 4' }), fail(502), fail(503)]);
+    const handle = await startAgentTurn(
+      fx.temporal.client,
+      { model: m.name, prompt: 'Add', tools: ['calculator'], retry: { waits: [10, 600_000] } },
+      { taskQueue: worker.taskQueue },
+    );
+    try {
+      await until('the long wait', async () => {
+        const status = await handle.query(turnStatusQuery);
+        return status.phase === 'waiting' && fx.lp.requestCount(m.id) === 3 ? true : undefined;
+      });
+      const env = {
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+      };
+      const scope = `TaskQueue = '${worker.taskQueue}' AND WorkflowId = '${handle.workflowId}'`;
+      // Visibility is eventually consistent: wait until the running turn is listed by its class.
+      const found = await until(
+        'the running turn listed by its class',
+        async () => {
+          const r = await runCli(['list', '--query', scope, '--json', '--class', 'ServerError'], env);
+          expect(r.code, r.stderr).toBe(0);
+          const runs = JSON.parse(r.stdout) as RunSummary[];
+          return runs.length === 1 ? runs : undefined;
+        },
+        30_000,
+      );
+      expect(found.map((r) => [r.workflowId, r.workflowType, r.status])).toEqual([
+        [handle.workflowId, 'agentTurnWorkflow', 'running'],
+      ]);
+      expect((await handle.describe()).typedSearchAttributes.get(CLASSES_MET)).toEqual(['ServerError']);
+      expect(await upserts({ handle })).toBe(1);
+    } finally {
+      await handle.cancel();
+      await handle.result().catch(() => undefined);
+    }
   });
 });

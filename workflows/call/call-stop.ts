@@ -70,7 +70,7 @@ export async function noteClassesMet(records: readonly AttemptRecord[]): Promise
   });
 }
 
-/** Turns on `noteClassesMet` for this run (our own workflows only). */
+/** Turns on `noteClassesMet` for this run (our own workflows only: calls and turns). */
 export function trackClassesMet(): void {
   tracksClasses = true;
 }

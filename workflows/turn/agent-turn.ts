@@ -3,7 +3,7 @@ import type { ResolvedPlan } from '../../policy/index.js';
 import type { ChatMessage } from '../../common/attempt.js';
 import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
 import { resumeCallCount } from '../call/call-log.js';
-import { recordStop, stopReasonOf } from '../call/call-stop.js';
+import { recordStop, stopReasonOf, trackClassesMet } from '../call/call-stop.js';
 import { inputFailure } from '../call/input-failure.js';
 import { closeStream, workflowStream } from '../stream.js';
 import {
@@ -28,9 +28,11 @@ import type { AgentTurnInput, AgentTurnResult } from '../../common/turn.js';
  * with `ModelCallFailed` when a model call stops otherwise, with `AgentTurnToolFatal` on a fatal tool failure,
  * and ends CANCELED when cancelled. Continues as new when Temporal suggests it, at a step boundary. When it
  * stops (not when it continues as new) it sets the run's search attributes once, over every attempt of the chain
- * (see `recordStop`).
+ * (see `recordStop`); while it runs, it keeps `ModelRetryClasses` current as its calls meet new failure classes
+ * (see `noteClassesMet`), like a call, so `list --class` finds a running turn.
  */
 export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTurnResult> {
+  trackClassesMet();
   const turn = openTurn(input);
   turn.register();
   workflowStream(input.carried?.stream);

@@ -154,6 +154,47 @@ describe('the breaker: half-open and probes', () => {
     expect(recordOutcome(other, { at: 2600, probe: 'slow' }, 2600, S)).toMatchObject({ phase: 'half-open' });
   });
 
+  it.each([
+    // [what, the late answer's end, the breaker it reaches]
+    ['ended before the latest trip (re-queued from an earlier half-open)', 2_000, 'half-open'],
+    ['ended at the latest trip', 3_000, 'half-open'],
+    ['ended after the latest trip', 4_500, 'closed'],
+  ] as const)("a let-go probe's late answer that %s: %s", (_what, at, phase) => {
+    // Probe 'old' granted at 1400 in the first half-open, let go at 2400; probe 'p2' granted at 2500 fails at
+    // 3000: open again until 5000 (twice the cool-down). In the second half-open, no probe out, the answer comes.
+    const first = claimProbe(tripped(), 'old', 1400);
+    const second = claimProbe(first, 'p2', 2500);
+    const reopened = recordOutcome(second, { at: 3000, probe: 'p2', class: 'ServerError' }, 3000, S);
+    expect(reopened).toMatchObject({ phase: 'open', openedAt: 3000, until: 5000, trips: 2 });
+    expect(recordOutcome(reopened, { at, probe: 'old' }, 5100, S).phase).toBe(phase);
+  });
+
+  it("a retry-after that extends an opening moves the latest opening: an earlier probe's answer cannot close it", () => {
+    const b = claimProbe(tripped(), 'slow', 1400);
+    // The probe was let go at 2400; a retry-after at 2500 opens it until 3000.
+    const after = recordOutcome(b, { at: 2500, class: 'RateLimited', openUntil: 3000 }, 2500, S);
+    expect(after).toMatchObject({ phase: 'open', openedAt: 2500 });
+    expect(recordOutcome(after, { at: 2450, probe: 'slow' }, 3100, S).phase).toBe('half-open');
+    expect(recordOutcome(after, { at: 2600, probe: 'slow' }, 3100, S).phase).toBe('closed');
+  });
+
+  it('a breaker kept before `openedAt` existed: its latest opening is a cool-down before its half-open', () => {
+    const { openedAt: _o, ...legacy } = recordOutcome(
+      claimProbe(claimProbe(tripped(), 'old', 1400), 'p2', 2500),
+      { at: 3000, probe: 'p2', class: 'ServerError' },
+      3000,
+      S,
+    );
+    expect(recordOutcome(legacy, { at: 2000, probe: 'old' }, 5100, S).phase).toBe('half-open');
+    expect(recordOutcome(legacy, { at: 3100, probe: 'old' }, 5100, S).phase).toBe('closed');
+  });
+
+  it('closed keeps no opening time', () => {
+    const b = recordOutcome(claimProbe(tripped(), 'p', 1400), { at: 1500, probe: 'p' }, 1500, S);
+    expect(b.phase).toBe('closed');
+    expect(b).not.toHaveProperty('openedAt');
+  });
+
   it('a probe that never reports within a cool-down is let go, and another may be granted', () => {
     const b = claimProbe(tripped(), 'lost', 1400);
     expect(admission(b, 2400)).toEqual({ kind: 'claim' });
@@ -219,6 +260,37 @@ describe('the breaker: properties', () => {
           if (b.phase === 'open') expect(b.until).toBeGreaterThan(now - 1);
         }
       }),
+    );
+  });
+
+  it('a late answer never closes it on an outcome that ended before its latest opening', () => {
+    fc.assert(
+      fc.property(
+        fc.array(outcome, { maxLength: 80 }),
+        fc.array(fc.integer({ min: 0, max: 20_000 }), { maxLength: 10 }),
+        (steps, lates) => {
+          let b = initialBreaker(0, S);
+          let now = 0;
+          let i = 0;
+          let lastOpen = -Infinity;
+          for (const [k, s] of steps.entries()) {
+            now += s.dt;
+            b = s.claim ? claimProbe(b, `c${i++}`, now) : b;
+            const probe = s.claim ? b.probe?.id : undefined;
+            const o: AttemptOutcome = { at: now, ...(s.cls === undefined ? {} : { class: s.cls }) };
+            const before = b;
+            b = recordOutcome(b, probe === undefined ? o : { ...o, probe }, now, S);
+            if (b.phase === 'open' && (before.phase !== 'open' || b.until !== before.until)) lastOpen = now;
+            // A let-go probe's success, ended at some earlier time, reaching the workflow now.
+            const late = lates[k % Math.max(1, lates.length)];
+            if (late === undefined || atTime(b, now).phase !== 'half-open' || atTime(b, now).probe) continue;
+            const at = now - late;
+            const after = recordOutcome(b, { at, probe: 'let-go' }, now, S);
+            if (at <= lastOpen) expect(after.phase).toBe('half-open');
+            else expect(after.phase).toBe('closed');
+          }
+        },
+      ),
     );
   });
 });

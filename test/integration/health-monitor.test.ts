@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
+import { HealthMonitor } from '../../activities/health/monitor.js';
+import { readHealth } from '../../activities/health/read.js';
+import { healthWorkflowId } from '../../common/health.js';
+import type { HealthSnapshot } from '../../common/health.js';
+import type { BreakerSettings } from '../../policy/index.js';
+import { runCli } from '../harness/cli.js';
+import { cliEnv, useFixture } from '../harness/fixture.js';
+import type { TestWorker } from '../harness/temporal.js';
+
+const S: BreakerSettings = { failures: 3, windowMs: 60_000, coolDownMs: 3_000, maxCoolDownMs: 300_000 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A worker's HealthMonitor against real health workflows (a worker on the task queue runs them): what it keeps
+ * reading, and how much it asks of the server at once.
+ */
+describe('the health monitor', () => {
+  const { fx } = useFixture({ worker: false });
+  const taskQueue = `health-monitor-${Date.now()}`;
+  let worker: TestWorker;
+  let n = 0;
+  const backend = (name: string) => `hm:${name}-${++n}`;
+
+  beforeAll(async () => {
+    worker = await fx.temporal.startWorker({ taskQueue });
+  });
+  afterAll(async () => {
+    await worker.stop();
+    for await (const w of fx.temporal.client.workflow.list({
+      query: `WorkflowId STARTS_WITH "model-retry-health:${taskQueue}:"`,
+    })) {
+      if (w.status.name === 'RUNNING')
+        await fx.temporal.client.workflow.getHandle(w.workflowId).terminate('test over');
+    }
+  });
+
+  async function untilHealth(name: string, ok: (s: HealthSnapshot) => boolean): Promise<HealthSnapshot> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const s = await readHealth(fx.temporal.client, healthWorkflowId(taskQueue, name));
+      if (s !== undefined && ok(s)) return s;
+      if (Date.now() > deadline) throw new Error(`health of ${name}: ${JSON.stringify(s)}`);
+      await sleep(100);
+    }
+  }
+
+  it('a backend only checked (attempts held back by it never admit) keeps being re-read: a reset reaches them', async () => {
+    const monitor = new HealthMonitor({ flushMs: 50, refreshMs: 100, idleMs: 500 });
+    try {
+      const b = backend('held');
+      expect(await monitor.admit(fx.temporal.client, taskQueue, b, S)).toEqual({ kind: 'send' });
+      monitor.report(taskQueue, b, { at: Date.now(), class: 'RateLimited', openUntil: Date.now() + 600_000 });
+      await untilHealth(b, (s) => s.breaker.phase === 'open');
+      // Three idle periods of checks only, as by the cooling check of calls held back by this backend.
+      for (const end = Date.now() + 1_500; Date.now() < end; await sleep(100))
+        expect(monitor.coolingFor(taskQueue, b)).toBeGreaterThan(0);
+      const reset = await runCli(['health', 'reset', b], cliEnv(taskQueue));
+      expect(reset.code, reset.stderr).toBe(0);
+      await untilHealth(b, (s) => s.breaker.phase === 'closed');
+      // Re-read every 100 ms: seen well within 5 s.
+      let cooling = monitor.coolingFor(taskQueue, b);
+      for (const end = Date.now() + 5_000; cooling !== undefined && Date.now() < end; await sleep(100))
+        cooling = monitor.coolingFor(taskQueue, b);
+      expect(cooling).toBeUndefined();
+    } finally {
+      await monitor.close();
+    }
+  });
+
+  it('a slow server: at most one read and one flush in flight per backend, and no outcome is lost', async () => {
+    // The server answers describes and signals after 400 ms, while the monitor's timers fire every 10 ms.
+    const inFlight = { describe: 0, signalWithStart: 0 };
+    const most = { describe: 0, signalWithStart: 0 };
+    const calls = { describe: 0, signalWithStart: 0 };
+    const slow = async <T>(kind: keyof typeof inFlight, next: () => Promise<T>): Promise<T> => {
+      calls[kind] += 1;
+      most[kind] = Math.max(most[kind], ++inFlight[kind]);
+      try {
+        await sleep(400);
+        return await next();
+      } finally {
+        inFlight[kind] -= 1;
+      }
+    };
+    const interceptor: WorkflowClientInterceptor = {
+      describe: (input, next) => slow('describe', () => next(input)),
+      signalWithStart: (input, next) => slow('signalWithStart', () => next(input)),
+    };
+    const client = new Client({
+      connection: fx.temporal.client.connection,
+      namespace: fx.temporal.client.options.namespace,
+      interceptors: { workflow: [interceptor] },
+    });
+    const monitor = new HealthMonitor({ flushMs: 10, refreshMs: 10 });
+    const b = backend('slow');
+    let last = 0;
+    try {
+      await monitor.admit(client, taskQueue, b, S);
+      for (const end = Date.now() + 2_000; Date.now() < end; await sleep(20)) {
+        last = Date.now();
+        monitor.report(taskQueue, b, { at: last });
+      }
+    } finally {
+      await monitor.close();
+    }
+    expect(most).toEqual({ describe: 1, signalWithStart: 1 });
+    // It kept reading and sending all along, one at a time.
+    expect(calls.describe).toBeGreaterThanOrEqual(4);
+    expect(calls.signalWithStart).toBeGreaterThanOrEqual(4);
+    // Every batch arrived, the last one included (sent by close).
+    const s = await untilHealth(b, (h) => h.breaker.recent.at(-1)?.at === last);
+    expect(s.breaker.recent).toHaveLength(20);
+  });
+});
