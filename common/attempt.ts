@@ -105,6 +105,12 @@ export interface ModelRequestInput {
    */
   spendUntil?: number;
   /**
+   * The plan's `minAttemptMs`: an attempt with less of its request time left than this once it can send (after
+   * waiting in its backend's rate-limit queue and for a `maxInFlight` slot) sends nothing and fails `CoolingDown`.
+   * Absent (scheduled by an older workflow): 1 ms.
+   */
+  minAttemptMs?: number;
+  /**
    * The workflow saw the backend cooling (`backendCooling`) and scheduled this attempt on its own queue instead of
    * the backend's limit queue: it sends nothing and fails `CoolingDown` whatever fleet health says by now, with the
    * cool-down the workflow was told (`retryAfterMs`), not the one of the worker that happens to run it (which may

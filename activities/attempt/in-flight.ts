@@ -63,8 +63,8 @@ export class InFlightLimits {
   constructor(private readonly limits: () => LimitsByKey | undefined) {}
 
   /**
-   * Takes a slot for a request to `model` of every key that holds for it with a `maxInFlight` (its provider's,
-   * then its own: both hold; at once when none has one), waiting at most `timeoutMs` in all and never past
+   * Takes a slot for a request to `model` of every key that holds for it with a `maxInFlight` (its own, then
+   * its provider's: both hold; at once when none has one), waiting at most `timeoutMs` in all and never past
    * `signal` (the activity's cancellation).
    * @throws NoSlotError when the wait ends without every slot (those taken are given back).
    */
@@ -75,8 +75,10 @@ export class InFlightLimits {
     const giveAll = (): void => {
       for (const slot of taken.splice(0).reverse()) slot.give();
     };
-    // Always in the same order (provider, then model), so two waiters never hold one slot each of the other's.
-    for (const key of limitKeysOf(model, limits)) {
+    // The model's slot first, then its provider's: an attempt queued behind its model's limit holds no provider
+    // slot, so the provider's other models are not starved by it. Always in this order (every model's key before
+    // any provider's key, which is taken last and alone), so two waiters never hold one slot each of the other's.
+    for (const key of limitKeysOf(model, limits).reverse()) {
       const max = limits?.[key]?.maxInFlight;
       if (max === undefined) continue;
       const slot = this.semaphore(key, max);

@@ -20,9 +20,8 @@ import type {
   ModelRequestResult,
 } from '../../common/attempt.js';
 import { toPrompt, toSettings, toTools } from './prompt.js';
-import { ProvidersConfigError } from '../providers/config.js';
-import { MisconfiguredError, parseModelName } from '../providers/registry.js';
 import type { ProviderRegistry, ResolvedModel } from '../providers/registry.js';
+import { noPricing, resolveModel } from './resolve-model.js';
 import { requestSignal } from './request-signal.js';
 import { knownSearchAttributesReady } from '../search-attributes.js';
 import { successOf, unusableAnswer, usageOf } from './result.js';
@@ -35,8 +34,8 @@ import {
 import { createDeltaPublisher } from './delta-publisher.js';
 import type { DeltaPublisher, StreamClientFactory } from './delta-publisher.js';
 import { observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
-import { NoSlotError } from './in-flight.js';
 import type { InFlightLimits, Release } from './in-flight.js';
+import { clearToSend } from './attempt-time.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -98,7 +97,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
 
     try {
       if (ctx.cancellationSignal.aborted) throw cancelled();
-      const resolved = resolveModel(deps, input.model);
+      const resolved = resolveModel(deps.providers, input.model);
       if ('observation' in resolved) throw failed(resolved);
       if (input.costBudget === true && resolved.pricing === undefined) throw failed(noPricing(input.model));
       secrets = resolved.secrets;
@@ -107,17 +106,17 @@ export function createModelRequest(deps: ModelRequestDeps) {
       if (badSchema !== undefined) throw failed(badSchema);
 
       // The request timeout counts from here, not from when the attempt was scheduled (it may have waited in its
-      // limit queue), within the call's deadline. Waiting for a slot heartbeats (started above) and counts.
-      const slotFrom = now();
-      const timeoutMs = requestTimeoutMs(input, slotFrom);
-      release = await takeSlot(deps.inFlight, input, ctx.cancellationSignal, timeoutMs).catch(
+      // rate-limit queue), within the call's deadline. Waiting for a slot heartbeats (started above) and counts;
+      // with less than minAttemptMs left after it, nothing is sent.
+      const clear = await clearToSend(deps.inFlight, input, ctx.cancellationSignal, now).catch(
         (error: unknown) => {
-          throw error instanceof NoSlotError && error.reason === 'aborted'
-            ? cancelled()
-            : failed(noSlot(error));
+          throw ctx.cancellationSignal.aborted ? cancelled() : error;
         },
       );
-      const request = requestSignal(ctx.cancellationSignal, Math.max(1, timeoutMs - (now() - slotFrom)));
+      if ('observation' in clear) throw failed(clear);
+      release = clear.release;
+      const { timeoutMs } = clear;
+      const request = requestSignal(ctx.cancellationSignal, clear.leftMs);
       let result: LanguageModelV4GenerateResult;
       try {
         const prompt = toPrompt(input.messages);
@@ -183,65 +182,6 @@ function answerFacts(resolved: ResolvedModel, result: LanguageModelV4GenerateRes
 
 function definedOnly(o: AnswerFacts): AnswerFacts {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as AnswerFacts;
-}
-
-/** A slot of the backend's `maxInFlight` (at once when it has none). */
-function takeSlot(
-  inFlight: InFlightLimits | undefined,
-  input: ModelRequestInput,
-  signal: AbortSignal,
-  timeoutMs: number,
-): Promise<Release> {
-  if (inFlight === undefined) return Promise.resolve(() => undefined);
-  return inFlight.acquire(input.model, signal, timeoutMs);
-}
-
-/** The request timeout of an attempt starting at `startMs`: T, within the call's deadline (`spendUntil`). */
-export function requestTimeoutMs(input: ModelRequestInput, startMs: number): number {
-  if (input.spendUntil === undefined) return input.timeoutMs;
-  return Math.max(1, Math.min(input.timeoutMs, input.spendUntil - startMs));
-}
-
-/**
- * No slot came within the attempt's timeout: nothing was sent, because this worker process already has
- * `maxInFlight` requests at the backend. Like an open backend, that says nothing of the provider and costs
- * nothing, so it is `CoolingDown` (advance; not billed; no trip), without a `retryAfterMs` (no one knows when a
- * slot frees): see docs/decisions.md, "A maxInFlight slot that never came".
- */
-function noSlot(error: unknown): ObservedError {
-  const message =
-    error instanceof NoSlotError
-      ? `${error.message} within the attempt's timeout: nothing was sent`
-      : String(error);
-  return { observation: { coolingDown: true }, message };
-}
-
-/** The model, or the observation of why the worker cannot make the request. */
-function resolveModel(deps: ModelRequestDeps, model: string): ResolvedModel | ObservedError {
-  try {
-    return deps.providers().resolve(model);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof MisconfiguredError || error instanceof ProvidersConfigError) {
-      return { observation: { misconfigured: true }, message };
-    }
-    return { observation: {}, message };
-  }
-}
-
-/**
- * A call with a cost budget on a model without a price: nothing is sent (the cost could not be counted), and
- * the backend is dropped as `Misconfigured`, naming `pricing`.
- */
-function noPricing(model: string): ObservedError {
-  const { provider, modelId } = parseModelName(model);
-  return {
-    observation: { misconfigured: true },
-    message:
-      `the call has a cost budget (budget.maxCostUsd) but model "${model}" has no \`pricing\` in the providers ` +
-      `file: add "models": { "${modelId}": { "pricing": { "inputPerMTok": ..., "outputPerMTok": ... } } } to ` +
-      `provider "${provider}", or use a token budget`,
-  };
 }
 
 /** Lets the provider's adapter add what only its documented message patterns say. */

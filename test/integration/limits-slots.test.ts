@@ -11,14 +11,16 @@ import { finishCall, TEST_SECRETS } from '../harness/model-call.js';
 import { until } from '../harness/agent-turn.js';
 
 /**
- * `maxInFlight` slots that never come, and a model's limits beside its provider's (both hold), on the dev
- * server and the loopback provider.
+ * `maxInFlight` slots that never come, a model's limits beside its provider's (both hold), and the order they
+ * are taken in (the model's first), on the dev server and the loopback provider.
  */
 describe('limits: slots and layered limits', () => {
   const { fx } = useFixture({ worker: false });
   const tag = randomUUID().slice(0, 8);
   const single = `single-${tag}`;
   const layered = `layered-${tag}`;
+  const capped = `capped-${tag}`;
+  const free = `free-${tag}`;
 
   const start = () => {
     const providers = createProviderRegistry(
@@ -38,6 +40,13 @@ describe('limits: slots and layered limits', () => {
           limits: { maxInFlight: 1 },
           // The model's own limit is looser: the provider's still holds for it.
           models: { [layered]: { limits: { maxInFlight: 3 } } },
+        },
+        shared: {
+          type: 'openai-compatible',
+          baseURL: fx.lp.openaiBaseURL,
+          apiKeyEnv: 'LOOPBACK_KEY',
+          limits: { maxInFlight: 2 },
+          models: { [capped]: { limits: { maxInFlight: 1 } } },
         },
       },
       { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey } },
@@ -107,6 +116,36 @@ describe('limits: slots and layered limits', () => {
     expect(second.records.map((r) => r.failure?.class)).toEqual(['CoolingDown']);
     expect(fx.lp.requestCount(layered)).toBe(1);
     expect((await finishCall(fx, first)).result?.output.text).toBe('first');
+    await worker.stop();
+  });
+
+  it("attempts queued for a model's own slot hold none of its provider's: another model is served", async () => {
+    const worker = await start();
+    const opts = { taskQueue: worker.taskQueue };
+    const retry = { attemptTimeoutMs: 60_000 };
+    fx.lp.script(capped, [slow(8_000, ok('first')), ok('second'), ok('third')]);
+    fx.lp.script(free, [ok('other model')]);
+    const call = (model: string) =>
+      startModelCall(fx.temporal.client, { model: `shared:${model}`, prompt: 'hi', retry }, opts);
+    const first = await call(capped);
+    await fx.lp.waitForRequests(1, capped);
+    // Two more attempts on the capped model, started and waiting for its one slot.
+    const queued = [await call(capped), await call(capped)];
+    for (const handle of queued) {
+      await until('the queued attempt to start', async () => {
+        const pending = (await handle.describe()).raw.pendingActivities ?? [];
+        return pending[0]?.lastWorkerIdentity || undefined;
+      });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    // The provider has two slots and one request out: the other model goes now, not after the capped queue.
+    const other = await finishCall(fx, await call(free));
+    expect(other.result?.output.text).toBe('other model');
+    expect(fx.lp.requestCount(capped)).toBe(1);
+    const texts = await Promise.all(
+      [first, ...queued].map(async (h) => (await finishCall(fx, h)).result?.output.text),
+    );
+    expect(texts.sort()).toEqual(['first', 'second', 'third']);
     await worker.stop();
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { requestTimeoutMs } from '../../../activities/attempt/model-request.js';
+import { requestTimeoutMs } from '../../../activities/attempt/attempt-time.js';
 import { hang, startLoopbackProvider } from '../../../loopback/index.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
 import { attemptFailure, input, loopbackRegistry, runAttempt } from './helpers.js';
