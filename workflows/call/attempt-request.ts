@@ -37,6 +37,7 @@ export function attemptRequest(
     ...(input.settings ? { settings: input.settings } : {}),
     timeoutMs: attemptTimeoutMs(plan, Date.parse(record.startedAt)),
     ...(spendUntil === undefined ? {} : { spendUntil }),
+    minAttemptMs: plan.minAttemptMs,
     ...(held ? { held } : {}),
     ...(after ? { after } : {}),
     ...(stream.config ? { stream: stream.config } : {}),
