@@ -15,6 +15,8 @@ import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';
+import type { ActivityDeps } from '../../activities/index.js';
+import { deadProvider, loopbackProvider } from './fleet.js';
 import type { Moment, PlanShape, Scenario } from './scenario.js';
 import { stepOf } from './scripts.js';
 
@@ -45,14 +47,25 @@ export interface Evidence {
   killed: boolean;
 }
 
+/** The workers a scenario may run on (see `fleet.ts`). */
+export interface ScenarioWorkers {
+  /** The deps of every in-process worker: the scenario providers. */
+  deps: ActivityDeps;
+  /** The in-process worker that serves a case alone. */
+  shared: TestWorker;
+  /** The task queue a `model-retry worker` process polls (started once); a case adds its own worker there. */
+  pair(): Promise<string>;
+}
+
 /** Runs one scenario to its end on the real dev server and gathers the evidence. */
 export async function runScenario(
   fx: ModelCallFixture,
-  sharedWorker: TestWorker,
+  workers: ScenarioWorkers,
   s: Scenario,
 ): Promise<Evidence> {
   const models = s.chain.map((b) => {
-    if (b.kind === 'dead') return 'dead:nothing-listens';
+    // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
+    if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;
     if (b.kind === 'unknown') return 'nope:no-such-provider';
     const m = fx.model('sc');
     const steps = b.faults.map((f) => stepOf(f, m.id, s.stream));
@@ -62,7 +75,7 @@ export async function runScenario(
       m.id,
       steps.map((step, i) => (i === last ? { ...step, repeat: true } : step)),
     );
-    return m.name;
+    return `${loopbackProvider(s)}:${m.id}`;
   });
   const retry = retryOf(s.plan);
   const input: ModelCallInput = {
@@ -72,10 +85,20 @@ export async function runScenario(
     ...(s.stream ? { stream: { batchMs: 20 } } : {}),
     ...(s.budget ? { budget: s.budget } : {}),
   };
-  let worker = s.kill
-    ? await fx.temporal.startWorker({ deps: { providers: fx.providers }, shutdownGraceMs: 0 })
-    : sharedWorker;
-  const handle = await startModelCall(fx.temporal.client, input, { taskQueue: worker.taskQueue });
+  const { deps } = workers;
+  // A case with a second worker, or one whose worker is killed, gets an in-process worker of its own (a process
+  // may not run two workers on one task queue): on the queue the worker process polls, or on a fresh one.
+  const pairQueue = s.secondWorker ? await workers.pair() : undefined;
+  let worker =
+    s.kill || pairQueue !== undefined
+      ? await fx.temporal.startWorker({
+          deps,
+          ...(s.kill ? { shutdownGraceMs: 0 } : {}),
+          ...(pairQueue !== undefined ? { taskQueue: pairQueue } : {}),
+        })
+      : undefined;
+  const taskQueue = worker?.taskQueue ?? workers.shared.taskQueue;
+  const handle = await startModelCall(fx.temporal.client, input, { taskQueue });
   const prefix = `${handle.workflowId}/`;
   const requests = () => fx.lp.requests().filter((r) => r.headers['x-request-id']?.startsWith(prefix));
 
@@ -96,11 +119,10 @@ export async function runScenario(
   const killing = s.kill
     ? at({ at: 'request', request: s.kill.request, plusMs: 0 }, requests, () => closed).then(
         async (reached) => {
-          if (!reached) return;
+          if (!reached || worker === undefined) return;
           killed = true;
-          const taskQueue = worker.taskQueue;
           await worker.stop();
-          worker = await fx.temporal.startWorker({ deps: { providers: fx.providers }, taskQueue });
+          worker = await fx.temporal.startWorker({ deps, taskQueue });
         },
       )
     : Promise.resolve();
@@ -113,7 +135,7 @@ export async function runScenario(
   const history = await fetchDecodedHistory(handle);
   fx.histories.push({ workflowId: handle.workflowId, history });
   const status = (await handle.describe()).status.name;
-  if (worker !== sharedWorker) await worker.stop();
+  if (worker !== undefined) await worker.stop();
   return {
     scenario: s,
     workflowId: handle.workflowId,
