@@ -53,8 +53,14 @@ export interface ScenarioWorkers {
   deps: ActivityDeps;
   /** The in-process worker that serves a case alone. */
   shared: TestWorker;
-  /** The task queue a `model-retry worker` process polls (started once); a case adds its own worker there. */
-  pair(): Promise<string>;
+  /** A task queue that an in-process worker and a `model-retry worker` process both poll (started once). */
+  pair(): Promise<PairWorkers>;
+}
+
+/** The two workers of a pair queue; a kill replaces `worker` (a process may run one worker per task queue). */
+export interface PairWorkers {
+  queue: string;
+  worker: TestWorker;
 }
 
 /** Runs one scenario to its end on the real dev server and gathers the evidence. */
@@ -86,18 +92,12 @@ export async function runScenario(
     ...(s.budget ? { budget: s.budget } : {}),
   };
   const { deps } = workers;
-  // A case with a second worker, or one whose worker is killed, gets an in-process worker of its own (a process
-  // may not run two workers on one task queue): on the queue the worker process polls, or on a fresh one.
-  const pairQueue = s.secondWorker ? await workers.pair() : undefined;
-  let worker =
-    s.kill || pairQueue !== undefined
-      ? await fx.temporal.startWorker({
-          deps,
-          ...(s.kill ? { shutdownGraceMs: 0 } : {}),
-          ...(pairQueue !== undefined ? { taskQueue: pairQueue } : {}),
-        })
-      : undefined;
-  const taskQueue = worker?.taskQueue ?? workers.shared.taskQueue;
+  // A case with a second worker runs on the pair's queue; a case whose worker is killed alone gets a worker of
+  // its own (a kill on the pair's queue replaces the pair's in-process worker).
+  const pair = s.secondWorker ? await workers.pair() : undefined;
+  let own =
+    s.kill && pair === undefined ? await fx.temporal.startWorker({ deps, shutdownGraceMs: 0 }) : undefined;
+  const taskQueue = own?.taskQueue ?? pair?.queue ?? workers.shared.taskQueue;
   const handle = await startModelCall(fx.temporal.client, input, { taskQueue });
   const prefix = `${handle.workflowId}/`;
   const requests = () => fx.lp.requests().filter((r) => r.headers['x-request-id']?.startsWith(prefix));
@@ -119,10 +119,12 @@ export async function runScenario(
   const killing = s.kill
     ? at({ at: 'request', request: s.kill.request, plusMs: 0 }, requests, () => closed).then(
         async (reached) => {
-          if (!reached || worker === undefined) return;
+          if (!reached) return;
           killed = true;
-          await worker.stop();
-          worker = await fx.temporal.startWorker({ deps, taskQueue });
+          await (own ?? pair?.worker)?.stop();
+          const next = await fx.temporal.startWorker({ deps, taskQueue, shutdownGraceMs: 0 });
+          if (own !== undefined) own = next;
+          else if (pair !== undefined) pair.worker = next;
         },
       )
     : Promise.resolve();
@@ -135,7 +137,7 @@ export async function runScenario(
   const history = await fetchDecodedHistory(handle);
   fx.histories.push({ workflowId: handle.workflowId, history });
   const status = (await handle.describe()).status.name;
-  if (worker !== undefined) await worker.stop();
+  if (own !== undefined) await own.stop();
   return {
     scenario: s,
     workflowId: handle.workflowId,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import { checkInvariants } from './invariants.js';
 import { REGRESSIONS } from './regressions.js';
 import { SCENARIO_KEY_ENV, scenarioRegistry, writeScenarioProvidersFile } from './fleet.js';
 import { runScenario } from './run-scenario.js';
-import type { ScenarioWorkers } from './run-scenario.js';
+import type { PairWorkers, ScenarioWorkers } from './run-scenario.js';
 import { describeScenario } from './scenario.js';
 import type { Scenario } from './scenario.js';
 import type { Violation } from './stop-oracle.js';
@@ -52,7 +51,7 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
   let fx: ModelCallFixture;
   let workers: ScenarioWorkers;
   let dir: string | undefined;
-  let pair: Promise<{ queue: string; process: WorkerProcess }> | undefined;
+  let pair: Promise<PairWorkers & { process: WorkerProcess }> | undefined;
   beforeAll(async () => {
     fx = await modelCallFixture();
     const deps = { providers: scenarioRegistry(fx.lp, TEST_SECRETS.apiKey) };
@@ -64,16 +63,16 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
       shared,
       pair: async () => {
         pair ??= (async () => {
-          const queue = `scenario-pair-${randomUUID()}`;
+          const worker = await fx.temporal.startWorker({ deps, shutdownGraceMs: 0 });
           const process = await startWorkerProcess({
             address: inject('temporalAddress'),
-            taskQueue: queue,
+            taskQueue: worker.taskQueue,
             providersFile: writeScenarioProvidersFile(fx.lp, scenarioDir),
             env: { [SCENARIO_KEY_ENV]: TEST_SECRETS.apiKey, TEMPORAL_NAMESPACE: inject('temporalNamespace') },
           });
-          return { queue, process };
+          return { queue: worker.taskQueue, worker, process };
         })();
-        return (await pair).queue;
+        return pair;
       },
     };
     // Started now in the background (it bundles the workflows): the first case that needs it rarely waits. A
