@@ -6,7 +6,7 @@ import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
 import { createWorkerConfigActivities } from './worker-config.js';
-import { GEN_AI_PROVIDER_NAMES } from '../common/gen-ai.js';
+import { genAiProviderOfConfig, genAiProviderOfRegistration } from './providers/gen-ai-provider.js';
 import { InFlightLimits } from './attempt/in-flight.js';
 import { providersFromEnv } from './providers/registry.js';
 import type { Env, ProviderRegistry } from './providers/registry.js';
@@ -69,10 +69,12 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps = {}) {
   const env = deps.env ?? process.env;
   const base = deps.providers ?? providersFromEnv(env);
+  // One dispatcher for the registered providers' requests, made only when there are some.
+  const aiSdkFetch = deps.aiSdkProviders === undefined ? globalThis.fetch : createProviderFetch();
   const registry =
     deps.aiSdkProviders === undefined
       ? base
-      : withAiSdkProviders(base, deps.aiSdkProviders, { env: () => env, fetch: createProviderFetch() });
+      : withAiSdkProviders(base, deps.aiSdkProviders, { env: () => env, fetch: aiSdkFetch });
   const providers = (): ProviderRegistry => registry;
   const tools =
     deps.tools instanceof ToolRegistry
@@ -98,20 +100,31 @@ export function createActivities(deps: ActivityDeps = {}) {
       payloadStore: deps.payloadStore === true,
       pricing: registry.pricing?.() ?? {},
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
-      genAiProviders: genAiProvidersOf(registry),
+      genAiProviders: genAiProvidersOf(registry, deps.aiSdkProviders ?? {}, env, aiSdkFetch),
       healthWatchedLimits: healthWatchedLimits(limits, on, providers),
     }),
     ...createToolActivities({ registry: () => tools }),
   };
 }
 
-/** `gen_ai.provider.name` by provider name, from each provider's type (see `GEN_AI_PROVIDER_NAMES`). */
-function genAiProvidersOf(registry: ProviderRegistry): Record<string, string> {
+/**
+ * `gen_ai.provider.name` by provider name (see `providers/gen-ai-provider.ts`): from a configured provider's type
+ * and host, or from a registered AI SDK provider's model. A provider of a registry built by hand (no `configOf`)
+ * has none.
+ */
+function genAiProvidersOf(
+  registry: ProviderRegistry,
+  registered: AiSdkProviders,
+  env: Env,
+  fetch: typeof globalThis.fetch,
+): Record<string, string> {
   const byName: Record<string, string> = {};
   for (const name of registry.names()) {
-    const type = registry.configOf?.(name)?.type;
-    const value = type === undefined ? undefined : GEN_AI_PROVIDER_NAMES[type];
-    if (value !== undefined) byName[name] = value;
+    const registration = Object.hasOwn(registered, name) ? registered[name] : undefined;
+    const config = registration === undefined ? registry.configOf?.(name) : undefined;
+    if (registration !== undefined)
+      byName[name] = genAiProviderOfRegistration(name, registration, env, fetch);
+    else if (config !== undefined) byName[name] = genAiProviderOfConfig(config);
   }
   return byName;
 }

@@ -31,7 +31,7 @@ export interface SearchAttributeCheck {
 }
 
 /** `KEYWORD_LIST` -> `KeywordList`, as the Temporal CLI names types. */
-function typeName(upper: string): string {
+export function typeName(upper: string): string {
   return upper.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
 }
 
@@ -69,41 +69,6 @@ export async function checkSearchAttributes(
 export function readinessOf(check: SearchAttributeCheck): SearchAttributesReady {
   if (check.ready) return true;
   return check.registered.length > 0 ? check.registered : false;
-}
-
-/**
- * The command that registers model-retry's search attributes, as in the README; with `only`, just the named ones
- * (those a namespace lacks: registering one that exists is refused).
- */
-export function registerCommand(namespace: string, only?: readonly string[]): string {
-  const keys = only ? SEARCH_ATTRIBUTES.filter((k) => only.includes(k.name)) : SEARCH_ATTRIBUTES;
-  const pairs = keys.map((k) => `--name ${k.name} --type ${typeName(k.type)}`).join(' ');
-  return `temporal operator search-attribute create --namespace ${namespace} ${pairs}`;
-}
-
-/** A worker's warning for a check that did not find everything ready, or undefined when it did. */
-export function searchAttributeWarning(check: SearchAttributeCheck, namespace: string): string | undefined {
-  if (check.ready) return undefined;
-  const what = check.error
-    ? `could not check model-retry's search attributes on namespace "${namespace}" (${check.error})`
-    : [
-        `model-retry's search attributes are not ready on namespace "${namespace}"`,
-        check.missing.length ? `missing: ${check.missing.join(', ')}` : '',
-        check.wrongType.length ? `wrong type: ${check.wrongType.join('; ')}` : '',
-      ]
-        .filter(Boolean)
-        .join('; ');
-  const some = check.registered.length > 0;
-  const lacking = SEARCH_ATTRIBUTES.filter((k) => !check.registered.includes(k.name)).map((k) => k.name);
-  const missingNames = check.missing.map((m) => m.replace(/ \(.*$/, ''));
-  const consequence = some
-    ? `Calls still run and set the others (${check.registered.join(', ')}), but not ${lacking.join(', ')}`
-    : 'Calls still run, but their runs are not findable by stop reason (`model-retry list`)';
-  const fix = check.error || missingNames.length === 0 ? undefined : registerCommand(namespace, missingNames);
-  return (
-    `${what}. ${consequence} until someone with operator rights registers ` +
-    `${missingNames.length === 1 ? 'it' : 'them'}:\n  ${fix ?? registerCommand(namespace)}`
-  );
 }
 
 /** Ready answers are kept for the process; a "no" is asked again after this long (someone may register them). */

@@ -8,8 +8,8 @@ import {
   checkSearchAttributes,
   readinessOf,
   rememberSearchAttributeCheck,
-  searchAttributeWarning,
 } from '../activities/search-attributes.js';
+import { searchAttributeWarning } from '../activities/search-attribute-warning.js';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { createDataConverter } from '../payloads/data-converter.js';
 import type { PayloadSettings } from '../payloads/data-converter.js';

@@ -9,8 +9,8 @@ import {
   checkSearchAttributes,
   readinessOf,
   rememberSearchAttributeCheck,
-  searchAttributeWarning,
 } from '../activities/search-attributes.js';
+import { searchAttributeWarning } from '../activities/search-attribute-warning.js';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './config.js';
 import { ClaimCheckCodec } from '../payloads/claim-check-codec.js';

@@ -40,7 +40,11 @@ export interface AiSdkProviderContext {
 
 /** One AI SDK provider registered in the worker. */
 export interface AiSdkProviderRegistration {
-  /** Builds the provider from the worker's environment, at each request (keys are read then). */
+  /**
+   * Builds the provider from the worker's environment, at each request (keys are read then), and once when the
+   * activities are made, to learn its models' `provider` string for traces (`gen_ai.provider.name`): it should
+   * not send anything when called.
+   */
   create(env: Env, context: AiSdkProviderContext): AiSdkProvider;
   /**
    * The environment variables the provider reads its credentials from (`['MISTRAL_API_KEY']`; `[]` when it

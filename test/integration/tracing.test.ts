@@ -10,6 +10,8 @@ import { createModelRetryWorker, workflowsPath } from '../../worker/worker.js';
 import { startTracing, tracingInterceptorsPath } from '../../worker/tracing.js';
 import type { Tracing } from '../../worker/tracing.js';
 import type { ModelCallInput } from '../../common/call.js';
+import type { ActivityDeps } from '../../activities/index.js';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { useFixture } from '../harness/fixture.js';
 import { TEST_SECRETS } from '../harness/model-call.js';
 import { startOtlpReceiver } from '../harness/otlp-receiver.js';
@@ -63,7 +65,7 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
     await Promise.all(receivers.map((r) => r.close()));
   });
 
-  async function traced(protocol: 'http/json' | 'http/protobuf') {
+  async function traced(protocol: 'http/json' | 'http/protobuf', deps: ActivityDeps = {}) {
     const receiver = await startOtlpReceiver();
     receivers.push(receiver);
     const tracing = startTracing({ url: receiver.url, protocol });
@@ -81,7 +83,7 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
         taskQueue,
         workflowBundle: bundle,
         shutdownGraceMs: 2000,
-        deps: { providers: fx.providers },
+        deps: { providers: fx.providers, ...deps },
         plugins: [tracing.plugin],
       });
     return { receiver, tracing, client, taskQueue, worker };
@@ -126,8 +128,8 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
         'model_retry.provider': 'local',
         'gen_ai.request.model': m.id,
       });
-      // `local` is an openai-compatible provider: no well-known `gen_ai.provider.name`, and never our own name.
-      expect(attempt.attributes['gen_ai.provider.name']).toBeUndefined();
+      // `local` is an openai-compatible provider: it speaks OpenAI's wire format, so the conventions' `openai`.
+      expect(attempt.attributes['gen_ai.provider.name']).toBe('openai');
     }
     expect(attempts.map((a) => a.attributes['error.type'])).toEqual([
       'ServerError',
@@ -268,5 +270,44 @@ describe('traces: a call exports its spans over OTLP, linked from the client to 
     });
     const replayed = await plain.runUntil(async () => handle.query(attemptsQuery));
     expect(replayed.map((a) => a.retryInMs)).toEqual(live);
+  });
+
+  it("a registered AI SDK provider's attempts carry its model's provider, as the conventions' value where one applies", async () => {
+    // Two registered providers on the loopback provider: the AI SDK names their models `mistral.chat` (Mistral has
+    // a well-known value, `mistral_ai`) and `ollama.chat` (none: the string itself, a custom value).
+    const registration = (name: string) => ({
+      create: (env: Record<string, string | undefined>, { fetch }: { fetch: typeof globalThis.fetch }) =>
+        createOpenAICompatible({ name, baseURL: fx.lp.openaiBaseURL, apiKey: env.REG_KEY ?? '', fetch }),
+      secretEnv: ['REG_KEY'],
+    });
+    const t = await traced('http/json', {
+      env: { REG_KEY: TEST_SECRETS.apiKey },
+      aiSdkProviders: { mistral: registration('mistral'), ollama: registration('ollama') },
+    });
+    const a = fx.model('a');
+    const b = fx.model('b');
+    fx.lp.script(a.id, [fail(401)]);
+    fx.lp.script(b.id, [ok('from ollama')]);
+    const worker = await t.worker();
+    await worker.runUntil(async () => {
+      const handle = await startModelCall(
+        t.client,
+        { model: [`mistral:${a.id}`, `ollama:${b.id}`], prompt: prompt(), retry: { waits: [10] } },
+        { taskQueue: t.taskQueue },
+      );
+      expect((await handle.result()).output.text).toBe('from ollama');
+    });
+    await t.tracing.flush();
+    const spans = await t.receiver.until((s) => s.some((x) => x.name === 'callModel c1'));
+    expect(one(spans, `chat ${a.id}`).attributes).toMatchObject({
+      'gen_ai.provider.name': 'mistral_ai',
+      'model_retry.provider': 'mistral',
+      'error.type': 'AuthFailed',
+    });
+    expect(one(spans, `chat ${b.id}`).attributes).toMatchObject({
+      'gen_ai.provider.name': 'ollama.chat',
+      'model_retry.provider': 'ollama',
+    });
+    expect(one(spans, 'callModel c1').attributes['gen_ai.provider.name']).toBe('mistral_ai');
   });
 });

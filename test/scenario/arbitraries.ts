@@ -125,6 +125,13 @@ const moment: fc.Arbitrary<Moment> = fc.oneof(
   fc.record({ at: fc.constant('time' as const), ms: fc.integer({ min: 0, max: 1500 }) }),
 );
 
+/** Per-worker limits: a slot per worker (`maxInFlight`), a fleet-wide rate (`requestsPerSecond`), or both. */
+const limits: fc.Arbitrary<NonNullable<Scenario['limits']>> = fc.constantFrom(
+  { maxInFlight: 1 as const },
+  { requestsPerSecond: 5 as const },
+  { maxInFlight: 1 as const, requestsPerSecond: 5 as const },
+);
+
 const HANG_FREE: Fault = { kind: 'status', status: 503, delayMs: 0 };
 
 export const scenario: fc.Arbitrary<Scenario> = fc
@@ -144,6 +151,15 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         { weight: 4, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.record({ maxTotalTokens: fc.integer({ min: 0, max: 120 }) }) },
       ),
+      health: fc.oneof(
+        { weight: 2, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
+      limits: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: limits }),
+      secondWorker: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
     },
     { requiredKeys: ['chain', 'plan', 'stream'] },
   )
@@ -161,5 +177,8 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     if (s.cancel !== undefined) out.cancel = s.cancel;
     if (s.kill !== undefined && s.cancel === undefined) out.kill = s.kill;
     if (s.budget !== undefined) out.budget = s.budget;
+    if (s.health === true) out.health = true;
+    if (s.limits !== undefined) out.limits = s.limits;
+    if (s.secondWorker === true) out.secondWorker = true;
     return out;
   });

@@ -49,6 +49,16 @@ export function checkInvariants(e: Evidence): Violation[] {
     v('cancel', 'the run ended CANCELED but no cancel was requested');
   }
 
+  // CoolingDown is fleet health's or a limit's answer: a call on backends with neither never meets it.
+  if (!e.scenario.health && !e.scenario.limits) {
+    for (const r of e.records.filter((x) => x.failure?.class === 'CoolingDown')) {
+      v(
+        'cooling',
+        `${r.modelCallId} is CoolingDown, but the call's backends have no fleet health and no limits`,
+      );
+    }
+  }
+
   const attempts = matchRequests(e, out);
   if (cancelAt === -1) checkEnd(e, attempts, out);
   if (e.streamItems) checkStream(e, out);

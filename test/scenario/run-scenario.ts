@@ -15,6 +15,8 @@ import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';
+import type { ActivityDeps } from '../../activities/index.js';
+import { deadProvider, loopbackProvider } from './fleet.js';
 import type { Moment, PlanShape, Scenario } from './scenario.js';
 import { stepOf } from './scripts.js';
 
@@ -45,14 +47,31 @@ export interface Evidence {
   killed: boolean;
 }
 
+/** The workers a scenario may run on (see `fleet.ts`). */
+export interface ScenarioWorkers {
+  /** The deps of every in-process worker: the scenario providers. */
+  deps: ActivityDeps;
+  /** The in-process worker that serves a case alone. */
+  shared: TestWorker;
+  /** A task queue that an in-process worker and a `model-retry worker` process both poll (started once). */
+  pair(): Promise<PairWorkers>;
+}
+
+/** The two workers of a pair queue; a kill replaces `worker` (a process may run one worker per task queue). */
+export interface PairWorkers {
+  queue: string;
+  worker: TestWorker;
+}
+
 /** Runs one scenario to its end on the real dev server and gathers the evidence. */
 export async function runScenario(
   fx: ModelCallFixture,
-  sharedWorker: TestWorker,
+  workers: ScenarioWorkers,
   s: Scenario,
 ): Promise<Evidence> {
   const models = s.chain.map((b) => {
-    if (b.kind === 'dead') return 'dead:nothing-listens';
+    // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
+    if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;
     if (b.kind === 'unknown') return 'nope:no-such-provider';
     const m = fx.model('sc');
     const steps = b.faults.map((f) => stepOf(f, m.id, s.stream));
@@ -62,7 +81,7 @@ export async function runScenario(
       m.id,
       steps.map((step, i) => (i === last ? { ...step, repeat: true } : step)),
     );
-    return m.name;
+    return `${loopbackProvider(s)}:${m.id}`;
   });
   const retry = retryOf(s.plan);
   const input: ModelCallInput = {
@@ -72,10 +91,14 @@ export async function runScenario(
     ...(s.stream ? { stream: { batchMs: 20 } } : {}),
     ...(s.budget ? { budget: s.budget } : {}),
   };
-  let worker = s.kill
-    ? await fx.temporal.startWorker({ deps: { providers: fx.providers }, shutdownGraceMs: 0 })
-    : sharedWorker;
-  const handle = await startModelCall(fx.temporal.client, input, { taskQueue: worker.taskQueue });
+  const { deps } = workers;
+  // A case with a second worker runs on the pair's queue; a case whose worker is killed alone gets a worker of
+  // its own (a kill on the pair's queue replaces the pair's in-process worker).
+  const pair = s.secondWorker ? await workers.pair() : undefined;
+  let own =
+    s.kill && pair === undefined ? await fx.temporal.startWorker({ deps, shutdownGraceMs: 0 }) : undefined;
+  const taskQueue = own?.taskQueue ?? pair?.queue ?? workers.shared.taskQueue;
+  const handle = await startModelCall(fx.temporal.client, input, { taskQueue });
   const prefix = `${handle.workflowId}/`;
   const requests = () => fx.lp.requests().filter((r) => r.headers['x-request-id']?.startsWith(prefix));
 
@@ -98,9 +121,10 @@ export async function runScenario(
         async (reached) => {
           if (!reached) return;
           killed = true;
-          const taskQueue = worker.taskQueue;
-          await worker.stop();
-          worker = await fx.temporal.startWorker({ deps: { providers: fx.providers }, taskQueue });
+          await (own ?? pair?.worker)?.stop();
+          const next = await fx.temporal.startWorker({ deps, taskQueue, shutdownGraceMs: 0 });
+          if (own !== undefined) own = next;
+          else if (pair !== undefined) pair.worker = next;
         },
       )
     : Promise.resolve();
@@ -113,7 +137,7 @@ export async function runScenario(
   const history = await fetchDecodedHistory(handle);
   fx.histories.push({ workflowId: handle.workflowId, history });
   const status = (await handle.describe()).status.name;
-  if (worker !== sharedWorker) await worker.stop();
+  if (own !== undefined) await own.stop();
   return {
     scenario: s,
     workflowId: handle.workflowId,

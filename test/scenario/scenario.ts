@@ -76,6 +76,12 @@ export interface Scenario {
   kill?: { request: number };
   /** The call's token budget (failed attempts count; see the contract's "Budgets"). */
   budget?: { maxTotalTokens: number };
+  /** Fleet health on for the call's backends (a breaker that trips within a case: see `fleet.ts`). */
+  health?: boolean;
+  /** Per-worker limits on the call's loopback backends (their provider's `limits`). */
+  limits?: { maxInFlight?: 1; requestsPerSecond?: 5 };
+  /** A `model-retry worker` process polls the call's task queue beside the in-process worker. */
+  secondWorker?: boolean;
 }
 
 /** A short, readable line for a scenario (what a failing case prints besides its JSON). */
@@ -89,6 +95,9 @@ export function describeScenario(s: Scenario): string {
     s.cancel ? `cancel@${JSON.stringify(s.cancel)}` : '',
     s.kill ? `kill@request ${s.kill.request}` : '',
     s.budget ? `budget:${s.budget.maxTotalTokens} tokens` : '',
+    s.health ? 'health' : '',
+    s.limits ? `limits:${JSON.stringify(s.limits)}` : '',
+    s.secondWorker ? 'second worker process' : '',
   ].filter(Boolean);
   return `${chain} | ${plan}${extra.length ? ` | ${extra.join(' ')}` : ''}`;
 }

@@ -1,21 +1,28 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatHistory } from '../../client/history-format.js';
-import { modelCallFixture } from '../harness/model-call.js';
+import { modelCallFixture, TEST_SECRETS } from '../harness/model-call.js';
+import { startWorkerProcess } from '../harness/processes.js';
+import type { WorkerProcess } from '../harness/processes.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { replayAll } from '../harness/replay.js';
-import type { TestWorker } from '../harness/temporal.js';
 import { scenario } from './arbitraries.js';
 import { checkInvariants } from './invariants.js';
 import { REGRESSIONS } from './regressions.js';
+import { SCENARIO_KEY_ENV, scenarioRegistry, writeScenarioProvidersFile } from './fleet.js';
 import { runScenario } from './run-scenario.js';
+import type { PairWorkers, ScenarioWorkers } from './run-scenario.js';
 import { describeScenario } from './scenario.js';
 import type { Scenario } from './scenario.js';
 import type { Violation } from './stop-oracle.js';
 
 /**
- * The randomized scenario suite (issue 16): fast-check generates fault scripts, plans, chains, cancellations
- * and worker shutdowns; each case runs `modelCallWorkflow` (and `callModel` inside it) on the real dev server
+ * The randomized scenario suite (issue 16): fast-check generates fault scripts, plans, chains, cancellations,
+ * worker shutdowns, fleet health on or off, per-worker limits and sometimes a second worker (a `model-retry
+ * worker` process) on the call's task queue; each case runs `modelCallWorkflow` (and `callModel` inside it) on the real dev server
  * against the loopback provider, and every invariant is checked on what the run left behind.
  *
  * `SCENARIO_SEED` replays a run; `SCENARIO_RUNS` sets the number of cases (default 40, about two minutes here);
@@ -42,14 +49,42 @@ interface Failed {
 
 describe('randomized scenarios against the real workflow, dev server and loopback provider', () => {
   let fx: ModelCallFixture;
-  let worker: TestWorker;
+  let workers: ScenarioWorkers;
+  let dir: string | undefined;
+  let pair: Promise<PairWorkers & { process: WorkerProcess }> | undefined;
   beforeAll(async () => {
     fx = await modelCallFixture();
-    worker = await fx.temporal.startWorker({ deps: { providers: fx.providers } });
+    const deps = { providers: scenarioRegistry(fx.lp, TEST_SECRETS.apiKey) };
+    const shared = await fx.temporal.startWorker({ deps });
+    const scenarioDir = mkdtempSync(join(tmpdir(), 'model-retry-scenarios-'));
+    dir = scenarioDir;
+    workers = {
+      deps,
+      shared,
+      pair: async () => {
+        pair ??= (async () => {
+          const worker = await fx.temporal.startWorker({ deps, shutdownGraceMs: 0 });
+          const process = await startWorkerProcess({
+            address: inject('temporalAddress'),
+            taskQueue: worker.taskQueue,
+            providersFile: writeScenarioProvidersFile(fx.lp, scenarioDir),
+            env: { [SCENARIO_KEY_ENV]: TEST_SECRETS.apiKey, TEMPORAL_NAMESPACE: inject('temporalNamespace') },
+          });
+          return { queue: worker.taskQueue, worker, process };
+        })();
+        return pair;
+      },
+    };
+    // Started now in the background (it bundles the workflows): the first case that needs it rarely waits. A
+    // failure to start is reported by the case that asks for it.
+    workers.pair().catch(() => undefined);
   });
   afterAll(async () => {
     if (fx) await replayAll(fx.histories);
+    const started = await pair?.catch(() => undefined);
+    await started?.process.stop();
     await fx?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it(
@@ -62,11 +97,12 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
       let index = path !== undefined ? Number(path.split(':')[0]) : 0;
       const property = fc.asyncProperty(scenario, async (s) => {
         const at = index++;
-        const evidence = await runScenario(fx, worker, s);
+        const began = Date.now();
+        const evidence = await runScenario(fx, workers, s);
         const violations = checkInvariants(evidence);
         const story = evidence.records.map((r) => r.failure?.class ?? r.outcome).join(' ');
         console.log(
-          `case ${at}: ${describeScenario(s)}\n  -> ${evidence.status} [${story}] ${violations.length ? 'VIOLATED' : 'ok'}`,
+          `case ${at}: ${describeScenario(s)}\n  -> ${evidence.status} [${story}] ${violations.length ? 'VIOLATED' : 'ok'} (${Date.now() - began} ms)`,
         );
         if (violations.length === 0) return true;
         failed.push({

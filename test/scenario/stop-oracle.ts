@@ -154,14 +154,16 @@ function shouldRetry(fault: Fault | undefined): boolean | undefined {
 
 /**
  * Waits the call took: a same-backend retry always takes one; an advance or drop takes one when it starts a new
- * round (its next attempt is not later in the chain). Counted from the records, not from `retryInMs` (a listed
- * wait may be 0 ms).
+ * round (its next attempt is not later in the chain), unless it followed a `CoolingDown`. Counted from the records,
+ * not from `retryInMs` (a listed wait may be 0 ms).
  */
 export function waitsTaken(attempts: Attempt[]): number {
   let n = 0;
   for (const [i, x] of attempts.entries()) {
     const next = attempts[i + 1];
     if (next === undefined || x.record.failure === undefined) continue;
+    // The wait for a cooling backend does not use up an entry of `waits` (the contract's "Fleet health").
+    if (x.record.failure.class === 'CoolingDown') continue;
     const act = x.record.failure.action;
     if (act === 'retry-same' || next.record.backend <= x.record.backend) n += 1;
   }
