@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { HEARTBEAT_INTERVAL_MS } from '../../activities/heartbeat.js';
+import { providersFromEnv } from '../../activities/providers/registry.js';
 import type { ProviderRegistry } from '../../activities/providers/registry.js';
-import { otherTuning, workerSlots } from '../../worker/worker.js';
+import { createModelRetryWorkers, otherTuning, workerSlots } from '../../worker/worker.js';
 import type { WorkerTuning } from '../../worker/worker.js';
 import { createFloorActivities } from '../activities/floor.js';
 import type { BenchContext, BenchWorker } from './context.js';
+import type { LoadWorkerKind } from './load-worker-spec.js';
 
 /** What a floor worker is given; `tuning` as model-retry's worker takes it (plus the eager-activity option). */
 export interface FloorWorkerOptions {
@@ -55,4 +57,28 @@ export async function startFloorWorker(ctx: BenchContext): Promise<BenchWorker> 
       await done;
     },
   };
+}
+
+/**
+ * The worker of a bench process (`worker-process.ts`, `load-worker.ts`): model-retry's (`createModelRetryWorkers`,
+ * the providers file from the environment) or the floor's, on the same settings.
+ */
+export function createProcessWorker(
+  kind: LoadWorkerKind,
+  options: Omit<FloorWorkerOptions, 'providers'>,
+): Promise<{ run(): Promise<void>; shutdown(): void }> {
+  const { connection, namespace, taskQueue, bundlePath, tuning } = options;
+  if (kind === 'floor') {
+    const providers = providersFromEnv(process.env);
+    return createFloorWorker({ ...options, providers: () => providers });
+  }
+  return createModelRetryWorkers({
+    connection,
+    namespace,
+    taskQueue,
+    workflowBundle: { codePath: bundlePath },
+    shutdownGraceMs: 2000,
+    ...(tuning ? { tuning } : {}),
+    warn: (m) => console.error(m),
+  });
 }

@@ -9,11 +9,9 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { providersFromEnv } from '../../activities/providers/registry.js';
 import { checkModelCall, startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
-import { createModelRetryWorkers } from '../../worker/worker.js';
-import { createFloorWorker } from './floor-worker.js';
+import { createProcessWorker } from './floor-worker.js';
 import type { LoadWorkerReport, LoadWorkerSpec, PlannedCall } from './load-worker-spec.js';
 
 async function main(): Promise<void> {
@@ -43,35 +41,11 @@ function eagerReservations(spec: LoadWorkerSpec): number {
   return spec.eagerActivities ? 3 : 0;
 }
 
-async function createWorker(
-  spec: LoadWorkerSpec,
-  connection: NativeConnection,
-  namespace: string,
-): Promise<{ run(): Promise<void>; shutdown(): void }> {
+function createWorker(spec: LoadWorkerSpec, connection: NativeConnection, namespace: string) {
   // Not in `WorkerTuning`'s type (model-retry leaves it at the SDK's default), but passed on to the worker.
   const tuning = { ...spec.tuning, maxEagerActivityReservationsPerWorkflowTask: eagerReservations(spec) };
-  if (spec.kind === 'model-retry') {
-    return createModelRetryWorkers({
-      connection,
-      namespace,
-      taskQueue: spec.taskQueue,
-      workflowBundle: { codePath: spec.bundlePath },
-      shutdownGraceMs: 2000,
-      tuning,
-      warn: (m) => console.error(m),
-    });
-  }
-  const providers = providersFromEnv(process.env);
-  // The floor's worker: a plain worker with the same settings as model-retry's (slots, heartbeat throttle).
   const { taskQueue, bundlePath } = spec;
-  return createFloorWorker({
-    connection,
-    namespace,
-    taskQueue,
-    bundlePath,
-    providers: () => providers,
-    tuning,
-  });
+  return createProcessWorker(spec.kind, { connection, namespace, taskQueue, bundlePath, tuning });
 }
 
 function nextLine(expected: string): Promise<void> {

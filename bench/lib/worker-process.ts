@@ -5,10 +5,8 @@
  * Prints `ready` once it polls; SIGTERM stops it.
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { providersFromEnv } from '../../activities/providers/registry.js';
-import { createModelRetryWorkers } from '../../worker/worker.js';
 import type { WorkerTuning } from '../../worker/worker.js';
-import { createFloorWorker } from './floor-worker.js';
+import { createProcessWorker } from './floor-worker.js';
 
 async function main(): Promise<void> {
   const [taskQueue, bundlePath, tuningJson, kind] = process.argv.slice(2);
@@ -21,25 +19,13 @@ async function main(): Promise<void> {
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const tuning = JSON.parse(tuningJson ?? '{}') as WorkerTuning;
   try {
-    const providers = kind === 'floor' ? providersFromEnv(process.env) : undefined;
-    const workers = providers
-      ? await createFloorWorker({
-          connection,
-          namespace,
-          taskQueue,
-          bundlePath,
-          providers: () => providers,
-          tuning,
-        })
-      : await createModelRetryWorkers({
-          connection,
-          namespace,
-          taskQueue,
-          workflowBundle: { codePath: bundlePath },
-          shutdownGraceMs: 2000,
-          tuning,
-          warn: (m) => console.error(m),
-        });
+    const workers = await createProcessWorker(kind === 'floor' ? 'floor' : 'model-retry', {
+      connection,
+      namespace,
+      taskQueue,
+      bundlePath,
+      tuning,
+    });
     process.once('SIGTERM', () => workers.shutdown());
     const running = workers.run();
     console.log('ready');
