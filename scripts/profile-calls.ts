@@ -19,7 +19,7 @@ import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { createProviderRegistry } from '../activities/providers/registry.js';
 import { startModelCall } from '../client/model-call-client.js';
 import { startDevServer } from '../worker/dev-server.js';
-import { WORKER_TUNING } from '../worker/worker.js';
+import { workerSlots } from '../worker/worker.js';
 import { concatenateModules } from './profile/bundle.js';
 import { always, ANY_MODEL, ok, startLoopbackProvider } from '../loopback/index.js';
 import { createPlainActivities } from './profile/activities.js';
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     workflowBundle: { code: bundle.code },
     activities: { ...createActivities({ providers }), ...createPlainActivities(lp.openaiBaseURL, KEY) },
     maxHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
-    ...WORKER_TUNING,
+    ...workerSlots(),
   });
   const running = worker.run();
   const ids: Record<Kind, string[]> = { plain: [], user: [], mcw: [] };

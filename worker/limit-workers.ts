@@ -8,6 +8,7 @@ import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import protoPackage from '@temporalio/proto';
 import { limitQueue, queueRates } from '../common/limits.js';
 import type { LimitsByKey } from '../common/limits.js';
+import type { WorkerSlots } from './tuning.js';
 
 /**
  * The keys that have a `requestsPerSecond`, with the rate of their queue: a provider's queue keeps what its
@@ -55,8 +56,8 @@ export type LimitWorkerBase = Pick<
   | 'shutdownGraceTime'
   | 'maxHeartbeatThrottleInterval'
   | 'defaultHeartbeatThrottleInterval'
-  | 'maxConcurrentActivityTaskExecutions'
   | 'identity'
+  | keyof WorkerSlots
 > & { connection: NativeConnection; namespace: string };
 
 /** One activity-only Worker per rate-limited key of `limits`, each on its key's limit queue. */

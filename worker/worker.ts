@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Runtime, Worker } from '@temporalio/worker';
-import type { NativeConnection, WorkerOptions, WorkerPlugin, WorkflowBundleOption } from '@temporalio/worker';
+import type { NativeConnection, WorkerPlugin, WorkflowBundleOption } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
 import { createActivities } from '../activities/index.js';
 import type { ActivityDeps } from '../activities/index.js';
@@ -13,6 +13,8 @@ import {
 import { searchAttributeWarning } from '../activities/search-attribute-warning.js';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './config.js';
+import { otherTuning, workerSlots } from './tuning.js';
+import type { WorkerTuning } from './tuning.js';
 import { ClaimCheckCodec } from '../payloads/claim-check-codec.js';
 import { providersFromEnv } from '../activities/providers/registry.js';
 import type { LimitsByKey } from '../common/limits.js';
@@ -58,7 +60,10 @@ export interface ModelRetryWorkerOptions {
    * @default 250 (`HEARTBEAT_INTERVAL_MS`)
    */
   heartbeatThrottleMs?: number;
-  /** Slots, pollers and cache; each setting given here wins over `WORKER_TUNING`. */
+  /**
+   * Slots, pollers and cache. A slot count given here (`maxConcurrent*Executions`) fixes the slots; without
+   * one, activity slots are resource-based (`ACTIVITY_SLOTS`, worker/tuning.ts).
+   */
   tuning?: WorkerTuning;
   /**
    * Worker plugins, e.g. tracing (`tracingFromEnv()?.plugin`, or Temporal's own `OpenTelemetryPlugin` with
@@ -68,26 +73,8 @@ export interface ModelRetryWorkerOptions {
   plugins?: WorkerPlugin[];
 }
 
-/** The worker settings that decide how much work one worker takes on at once. */
-export type WorkerTuning = Pick<
-  WorkerOptions,
-  | 'maxConcurrentActivityTaskExecutions'
-  | 'maxConcurrentWorkflowTaskExecutions'
-  | 'maxConcurrentLocalActivityExecutions'
-  | 'maxCachedWorkflows'
-  | 'workflowTaskPollerBehavior'
-  | 'activityTaskPollerBehavior'
-  | 'nonStickyToStickyPollRatio'
-  | 'workflowThreadPoolSize'
->;
-
-/**
- * model-retry's worker settings, measured by `npm run bench -- concurrency` (see BENCHMARKS.md and
- * docs/decisions.md, "Benchmarks"). An attempt holds its activity slot while it waits for the provider, for
- * seconds to minutes, using next to no CPU: 500 slots (the SDK's default is 100) keep long requests from queueing
- * behind each other. Everything else stays at the SDK's defaults, which the benchmark did not find wanting.
- */
-export const WORKER_TUNING: WorkerTuning = { maxConcurrentActivityTaskExecutions: 500 };
+export { ACTIVITY_SLOTS, otherTuning, workerSlots } from './tuning.js';
+export type { WorkerTuning } from './tuning.js';
 
 /**
  * A Temporal worker that runs model-retry's workflows and activities on one task queue.
@@ -142,9 +129,8 @@ function prepare(options: ModelRetryWorkerOptions): { base: LimitWorkerBase; lim
     ...(options.heartbeatThrottleMs !== undefined
       ? { defaultHeartbeatThrottleInterval: options.heartbeatThrottleMs }
       : {}),
-    maxConcurrentActivityTaskExecutions:
-      options.tuning?.maxConcurrentActivityTaskExecutions ??
-      WORKER_TUNING.maxConcurrentActivityTaskExecutions,
+    // Resource-based activity slots unless the user fixed a count; one controller for all workers of the call.
+    ...workerSlots(options.tuning),
     ...(options.identity ? { identity: options.identity } : {}),
   };
   return { base, limits: providers.limits?.() ?? {} };
@@ -157,8 +143,7 @@ function mainWorker(options: ModelRetryWorkerOptions, base: LimitWorkerBase): Pr
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: workflowsPath() }),
-    ...WORKER_TUNING,
-    ...options.tuning,
+    ...otherTuning(options.tuning),
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.plugins?.length ? { plugins: options.plugins } : {}),
   });

@@ -111,7 +111,7 @@ export function scaleTables(plan: ClusterPlan, runs: ScaleRuns): Table[] {
     }),
     notes: [
       'Latency: each call from its start request to its result, as the host sees it (finished calls only). ' +
-        "The floor: a plain workflow calling one plain activity, model-retry's own modelRequest (the same request).",
+        'The floor: floorCallWorkflow, a plain workflow calling one plain activity (the same request, no heartbeat), on a floor worker with the same slots.',
     ],
   };
   const ratioRow = (name: string, a: ScaleFigures, b: ScaleFigures) => [

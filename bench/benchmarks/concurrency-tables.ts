@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import { WORKER_TUNING } from '../../worker/worker.js';
+import { ACTIVITY_SLOTS } from '../../worker/worker.js';
 import type { BenchResult, Table } from '../lib/report.js';
 import { fmtMs, fmtNum, fmtPct, fmtRatio, median, ratio } from '../lib/stats.js';
 import { loadKey, MODES } from './concurrency-plan.js';
@@ -167,7 +167,7 @@ export function concurrencyResult(plan: ConcurrencyPlan, runs: Runs): BenchResul
       ...plan,
       modes: MODES,
       goals: GOALS,
-      workerTuning: WORKER_TUNING,
+      workerTuning: ACTIVITY_SLOTS,
     },
     figures: { runs: Object.fromEntries(runs) },
     tables: [

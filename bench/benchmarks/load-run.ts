@@ -14,7 +14,7 @@ import {
 } from '../lib/history.js';
 import { countAttempts, fetchAll, terminateRunning } from './load-histories.js';
 import type { LoadWorkerKind, PlannedCall } from '../lib/load-worker-spec.js';
-import { startLoadWorker } from '../lib/load-worker-spawn.js';
+import { startLoadWorker } from '../lib/worker-spawn.js';
 import { cpuSeconds, findDevServerPid } from '../lib/proc.js';
 import { seededRandom, summarize } from '../lib/stats.js';
 import type { Summary } from '../lib/stats.js';

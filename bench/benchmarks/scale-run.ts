@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { always, ok } from '../../loopback/index.js';
-import type { ClusterFloorInput } from '../workflows/cluster-floor.js';
+import type { FloorCallInput } from '../workflows/floor.js';
 import { startCall } from '../lib/calls.js';
 import type { BenchContext } from '../lib/context.js';
 import { cpuSeconds, findDevServerPid } from '../lib/proc.js';
 import { summarize } from '../lib/stats.js';
 import type { Summary } from '../lib/stats.js';
 import { startWorkerProcess } from '../lib/worker-spawn.js';
+import type { WorkerTuning } from '../../worker/worker.js';
 
-/** Which workflow a scale load starts: model-retry's `modelCallWorkflow`, or the plain one-activity floor. */
+/**
+ * Which workflow a scale load starts: model-retry's `modelCallWorkflow`, or the floor's `floorCallWorkflow` (a
+ * plain workflow calling one plain activity that sends the same request, on a floor worker with the same slots).
+ */
 export type ScaleWorkflow = 'ours' | 'floor';
 
 export interface ScaleSpec {
@@ -17,6 +21,8 @@ export interface ScaleSpec {
   workflow: ScaleWorkflow;
   /** Give up waiting after this long: the calls still running are terminated and counted. */
   timeoutMs: number;
+  /** The worker's settings; default: model-retry's (the floor's worker takes the same). */
+  tuning?: WorkerTuning;
   /** The server's CPU seconds so far; default: the dev server's at the context's address. */
   serverCpuSeconds?: () => number | undefined;
 }
@@ -49,7 +55,8 @@ const START_CONCURRENCY = 64;
  * then awaited: the whole queue's completion time, the calls per second and each call's start-to-result latency.
  */
 export async function runScale(ctx: BenchContext, spec: ScaleSpec): Promise<ScaleFigures> {
-  const worker = await startWorkerProcess(ctx, {});
+  const kind = spec.workflow === 'ours' ? 'model-retry' : 'floor';
+  const worker = await startWorkerProcess(ctx, spec.tuning ?? {}, { kind });
   const model = ctx.model(`scale-${spec.workflow}`);
   // Every request answers at once, a retry's too (an attempt lost to a heartbeat timeout on a busy machine).
   ctx.lp.script(model.id, [always(ok())]);
@@ -140,8 +147,9 @@ function describe(error: unknown): string {
 
 function start(ctx: BenchContext, taskQueue: string, workflow: ScaleWorkflow, model: string) {
   if (workflow === 'ours') return startCall(ctx, taskQueue, { model, prompt: PROMPT });
-  const input: ClusterFloorInput = { model, prompt: PROMPT, timeoutMs: REQUEST_TIMEOUT_MS };
-  return ctx.client.workflow.start('clusterFloorWorkflow', {
+  const messages = [{ role: 'user' as const, content: PROMPT }];
+  const input: FloorCallInput = { model, messages, timeoutMs: REQUEST_TIMEOUT_MS };
+  return ctx.client.workflow.start('floorCallWorkflow', {
     taskQueue,
     workflowId: `bench-floor-${randomUUID()}`,
     args: [input],

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
-import type { FloorPromptInput, FloorTurnInput } from '../workflows/floor-other.js';
+import type { FloorPromptInput, FloorTurnInput } from '../workflows/floor.js';
 import type { ServerRetryInput } from '../workflows/server-retry.js';
 import type { BenchContext } from './context.js';
 import type { History } from './history.js';

@@ -13,7 +13,7 @@ import type { ProviderRegistry } from '../../activities/providers/registry.js';
 import { startDevServer } from '../../worker/dev-server.js';
 import { startLoopbackProvider } from '../../loopback/index.js';
 import type { LoopbackProvider } from '../../loopback/index.js';
-import { createModelRetryWorker, WORKER_TUNING } from '../../worker/worker.js';
+import { createModelRetryWorker, workerSlots } from '../../worker/worker.js';
 import type { WorkerTuning } from '../../worker/worker.js';
 import { createServerRetryActivities } from '../activities/server-retry.js';
 
@@ -166,7 +166,7 @@ export async function openBenchContext(options: OpenOptions): Promise<BenchConte
         shutdownGraceTime: 2000,
         // As model-retry's worker: the attempt heartbeats, and the throttle is the same.
         maxHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
-        ...WORKER_TUNING,
+        ...workerSlots(),
       });
       return track(worker, taskQueue);
     },

@@ -1,6 +1,6 @@
 /**
  * A load's worker and its client in ONE process (as the demo runs them), so that eager workflow start (a client
- * sharing its connection with a worker in the same process) can be measured; started by `startLoadWorker`.
+ * sharing its connection with a worker in the same process) can be measured; started by `startLoadWorker` (worker-spawn.ts).
  * argv: the path of a `LoadWorkerSpec` JSON file. Prints `ready` once it polls, starts every call when a line
  * `go` arrives on stdin, prints `done <LoadWorkerReport JSON>` when all have ended (or the time is up), and
  * stops on SIGTERM. Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, MODEL_RETRY_PROVIDERS and the key.
@@ -8,13 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { HEARTBEAT_INTERVAL_MS } from '../../activities/heartbeat.js';
-import { providersFromEnv } from '../../activities/providers/registry.js';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { checkModelCall, startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
-import { createModelRetryWorkers, WORKER_TUNING } from '../../worker/worker.js';
-import { createFloorActivities } from '../activities/floor.js';
+import { createProcessWorker } from './floor-worker.js';
 import type { LoadWorkerReport, LoadWorkerSpec, PlannedCall } from './load-worker-spec.js';
 
 async function main(): Promise<void> {
@@ -44,37 +41,11 @@ function eagerReservations(spec: LoadWorkerSpec): number {
   return spec.eagerActivities ? 3 : 0;
 }
 
-async function createWorker(
-  spec: LoadWorkerSpec,
-  connection: NativeConnection,
-  namespace: string,
-): Promise<{ run(): Promise<void>; shutdown(): void }> {
+function createWorker(spec: LoadWorkerSpec, connection: NativeConnection, namespace: string) {
   // Not in `WorkerTuning`'s type (model-retry leaves it at the SDK's default), but passed on to the worker.
   const tuning = { ...spec.tuning, maxEagerActivityReservationsPerWorkflowTask: eagerReservations(spec) };
-  if (spec.kind === 'model-retry') {
-    return createModelRetryWorkers({
-      connection,
-      namespace,
-      taskQueue: spec.taskQueue,
-      workflowBundle: { codePath: spec.bundlePath },
-      shutdownGraceMs: 2000,
-      tuning,
-      warn: (m) => console.error(m),
-    });
-  }
-  const providers = providersFromEnv(process.env);
-  // The floor's worker: a plain worker with the same settings as model-retry's (slots, heartbeat throttle).
-  return Worker.create({
-    connection,
-    namespace,
-    taskQueue: spec.taskQueue,
-    workflowBundle: { codePath: spec.bundlePath },
-    activities: createFloorActivities(() => providers),
-    shutdownGraceTime: 2000,
-    maxHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
-    ...WORKER_TUNING,
-    ...tuning,
-  });
+  const { taskQueue, bundlePath } = spec;
+  return createProcessWorker(spec.kind, { connection, namespace, taskQueue, bundlePath, tuning });
 }
 
 function nextLine(expected: string): Promise<void> {

@@ -1,9 +1,9 @@
 /**
- * Bench only: the platform's floor, what a Temporal user would write without model-retry, beside which the load
- * benchmarks measure model-retry. The activity (`floorModelRequest`, bench/activities/floor.ts) makes the same
- * request as model-retry's attempt; these workflows add nothing to it but Temporal's own parts.
+ * Bench only: the platform's floor, what a Temporal user would write without model-retry, beside which every
+ * benchmark measures model-retry. The activities (bench/activities/floor.ts) make the same request as model-retry's
+ * attempt; these workflows add nothing to it but Temporal's own parts: no plan, no search attributes, no records.
  */
-import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ChatMessage, ModelRequestResult } from '../../common/attempt.js';
 import type { FloorActivities } from '../activities/floor.js';
 
@@ -21,12 +21,38 @@ export interface FloorRetryInput extends FloorCallInput {
   waits: number[];
 }
 
-function request(input: FloorCallInput, attempt: number): Promise<ModelRequestResult> {
-  const { floorModelRequest } = proxyActivities<FloorActivities>({
-    startToCloseTimeout: input.timeoutMs + 5000,
+/** The floor of a call with retries, as the retry-overhead, streaming and replay benchmarks start it. */
+export interface FloorPromptInput {
+  model: string;
+  prompt: string;
+  /** Attempts at most (1: a plain one-activity workflow). */
+  attempts: number;
+  /** The durable timer between two attempts, ms. */
+  waitMs: number;
+  /** Stream the answer (read to its end in the activity; nobody subscribes). */
+  stream?: boolean;
+}
+
+/** The floor of an agent turn. */
+export interface FloorTurnInput {
+  model: string;
+  prompt: string;
+  tools: string[];
+  maxSteps: number;
+}
+
+const PROMPT_TIMEOUT_MS = 25_000;
+
+function activities(timeoutMs: number) {
+  return proxyActivities<FloorActivities>({
+    startToCloseTimeout: timeoutMs + 5000,
     retry: { maximumAttempts: 1 },
   });
-  return floorModelRequest({
+}
+
+function request(input: FloorCallInput, attempt: number, stream = false): Promise<ModelRequestResult> {
+  const { floorModelRequest, floorStreamRequest } = activities(input.timeoutMs);
+  return (stream ? floorStreamRequest : floorModelRequest)({
     workflowId: workflowInfo().workflowId,
     requestId: `c1.${attempt}`,
     model: input.model,
@@ -46,13 +72,43 @@ export async function floorCallWorkflow(input: FloorCallInput): Promise<ModelReq
  * for it: the failure, a workflow task, the timer, a workflow task, the next activity.
  */
 export async function floorRetryWorkflow(input: FloorRetryInput): Promise<ModelRequestResult> {
+  return retrying(input, false);
+}
+
+async function retrying(input: FloorRetryInput, stream: boolean): Promise<ModelRequestResult> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await request(input, attempt);
+      return await request(input, attempt, stream);
     } catch (error) {
       const wait = input.waits[attempt - 1];
-      if (wait === undefined) throw error;
+      if (!(error instanceof ActivityFailure) || wait === undefined) throw error;
       await sleep(wait);
     }
   }
+}
+
+/** `floorRetryWorkflow` asked with a prompt, `attempts` and one wait (optionally streamed). */
+export async function floorPromptWorkflow(input: FloorPromptInput): Promise<ModelRequestResult> {
+  const waits = Array.from({ length: Math.max(0, input.attempts - 1) }, () => input.waitMs);
+  const messages: ChatMessage[] = [{ role: 'user', content: input.prompt }];
+  return retrying(
+    { model: input.model, messages, timeoutMs: PROMPT_TIMEOUT_MS, waits },
+    input.stream === true,
+  );
+}
+
+/**
+ * The floor of an agent turn, a plain workflow with the same activities: the tools described once, then per step
+ * one model activity and one tool activity per tool call the answer asked for.
+ */
+export async function floorTurnWorkflow(input: FloorTurnInput): Promise<{ steps: number; text: string }> {
+  const { floorDescribeTools, floorTool } = activities(PROMPT_TIMEOUT_MS);
+  await floorDescribeTools(input.tools);
+  const call = { model: input.model, messages: [{ role: 'user' as const, content: input.prompt }] };
+  for (let step = 1; step <= input.maxSteps; step += 1) {
+    const answer = await request({ ...call, timeoutMs: PROMPT_TIMEOUT_MS }, step);
+    if (answer.toolCalls.length === 0 || step === input.maxSteps) return { steps: step, text: answer.text };
+    for (const toolCall of answer.toolCalls) await floorTool({ args: toolCall.args });
+  }
+  return { steps: input.maxSteps, text: '' };
 }
