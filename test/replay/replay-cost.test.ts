@@ -66,7 +66,7 @@ describe('replay cost of the bundle as the product builds it (ModelRetryPlugin, 
     expect(failed).toEqual([]);
   }, 120_000);
 
-  // Bounds with a little room over what the code makes now (31 and 57; 51 and 88 before the promises
+  // Bounds with a little room over what the code makes now (29 and 53; 51 and 88 before the promises
   // nobody needed were taken out): a change that adds per-attempt promises shows here first.
   it.each([
     ['no-plan', 'a call answered at once, 13 events', 36],

@@ -48,7 +48,8 @@ export function stopReasonOf(error: unknown): StopReason | undefined {
  */
 export async function recordStop(stopReason: StopReason, records: readonly AttemptRecord[]): Promise<void> {
   countStop(stopReason, records);
-  await upsertRegistered(stopSearchAttributes(stopReason, records));
+  const asking = upsertRegistered(stopSearchAttributes(stopReason, records));
+  if (asking) await asking;
 }
 
 /**
@@ -62,7 +63,8 @@ export async function noteClassesMet(records: readonly AttemptRecord[]): Promise
   const current = workflowInfo().typedSearchAttributes.get(CLASSES_MET) ?? [];
   const met = [...new Set([...current, ...classesMet(records)])];
   if (met.length === current.length) return;
-  await upsertRegistered([{ key: CLASSES_MET, value: met }]);
+  const asking = upsertRegistered([{ key: CLASSES_MET, value: met }]);
+  if (asking) await asking;
 }
 
 /**
