@@ -13,6 +13,7 @@ import { searchAttributeWarning } from '../activities/search-attribute-warning.j
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { createDataConverter } from '../payloads/data-converter.js';
 import type { PayloadSettings } from '../payloads/data-converter.js';
+import { modelRetryWebpackConfigHook } from './bundle.js';
 
 /** What `ModelRetryPlugin` gives the Workers and Clients it is passed to. */
 export interface ModelRetryPluginOptions {
@@ -88,14 +89,17 @@ export class ModelRetryPlugin extends SimplePlugin {
     return super.runWorker(worker, next);
   }
 
-  /** Puts the AI SDK's polyfills first in the bundle, before any workflow module (and `ai`) is evaluated. */
+  /**
+   * Puts the AI SDK's polyfills first in the bundle, before any workflow module (and `ai`) is evaluated, and
+   * concatenates model-retry's own modules (`modelRetryWebpackConfigHook`: fewer modules to instantiate per run).
+   */
   override configureBundler(options: BundleOptions): BundleOptions {
     const base = super.configureBundler(options);
-    const hook = base.webpackConfigHook;
+    const hook = modelRetryWebpackConfigHook(base.webpackConfigHook);
     return {
       ...base,
       webpackConfigHook: (config) => {
-        const cfg = hook ? hook(config) : config;
+        const cfg = hook(config);
         const entry = cfg.entry;
         const entries = Array.isArray(entry) ? entry : typeof entry === 'string' ? [entry] : [];
         return { ...cfg, entry: [aiSdkPreloadPath(), ...entries] };

@@ -20,11 +20,9 @@ import { createProviderRegistry } from '../activities/providers/registry.js';
 import { startModelCall } from '../client/model-call-client.js';
 import { startDevServer } from '../worker/dev-server.js';
 import { workerSlots } from '../worker/worker.js';
-import { concatenateModules } from './profile/bundle.js';
+import { modelRetryWebpackConfigHook } from '../plugin/index.js';
 import { always, ANY_MODEL, ok, startLoopbackProvider } from '../loopback/index.js';
 import { createPlainActivities } from './profile/activities.js';
-
-const PROFILE_HOOK = concatenateModules();
 
 type Kind = 'plain' | 'user' | 'mcw';
 const [callsArg, roundsArg, kindsArg] = process.argv.slice(2);
@@ -147,11 +145,15 @@ async function replayRounds(client: Client, ids: Record<Kind, string[]>, kinds: 
     );
   }
   const workflowsPath = fileURLToPath(new URL('./profile/workflows.ts', import.meta.url));
-  // The same histories on two bundles: webpack's modules as Temporal bundles them, and with our modules
-  // concatenated (one module instantiated per workflow run instead of one per file).
+  // The same histories on two bundles: webpack's modules as Temporal bundles them by default, and as the product
+  // bundles them (ModelRetryPlugin, createModelRetryWorker: our modules concatenated into one).
   const bundles = {
     modules: await bundleWorkflowCode({ workflowsPath, logger: quiet }),
-    concat: await bundleWorkflowCode({ workflowsPath, logger: quiet, webpackConfigHook: PROFILE_HOOK }),
+    concat: await bundleWorkflowCode({
+      workflowsPath,
+      logger: quiet,
+      webpackConfigHook: modelRetryWebpackConfigHook(),
+    }),
   };
   for (let r = 0; r < 5; r++) {
     const line: string[] = [];

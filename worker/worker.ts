@@ -20,6 +20,7 @@ import { providersFromEnv } from '../activities/providers/registry.js';
 import type { LimitsByKey } from '../common/limits.js';
 import { createLimitWorkers, rateLimitedKeys, workerGroup } from './limit-workers.js';
 import type { LimitWorkerBase, ModelRetryWorkers } from './limit-workers.js';
+import { modelRetryWebpackConfigHook } from '../plugin/bundle.js';
 
 export type { ModelRetryWorkers } from './limit-workers.js';
 
@@ -38,7 +39,10 @@ export interface ModelRetryWorkerOptions {
   taskQueue: string;
   /** What the activities need (providers, tools). */
   deps?: ActivityDeps;
-  /** A prebuilt bundle (tests build it once); by default the workflows are bundled at start. */
+  /**
+   * A prebuilt bundle (tests build it once); by default the workflows are bundled at start, with
+   * `modelRetryWebpackConfigHook` (give a prebuilt bundle the same hook: fewer modules to instantiate per run).
+   */
   workflowBundle?: WorkflowBundleOption;
   /** @default 60000 */
   shutdownGraceMs?: number;
@@ -142,7 +146,10 @@ function mainWorker(options: ModelRetryWorkerOptions, base: LimitWorkerBase): Pr
     taskQueue: options.taskQueue,
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: workflowsPath() }),
+      : {
+          workflowsPath: workflowsPath(),
+          bundlerOptions: { webpackConfigHook: modelRetryWebpackConfigHook() },
+        }),
     ...otherTuning(options.tuning),
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.plugins?.length ? { plugins: options.plugins } : {}),

@@ -90,6 +90,8 @@ export async function closeStream(): Promise<void> {
   const stream = current;
   if (!stream) return;
   stream.detachPollers();
+  // Mostly nothing is in flight: then no scope and no condition (promises Temporal's stack-trace hook captures).
+  if (allHandlersFinished()) return;
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
 }
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { always, fail, ok, toolCall } from '../../loopback/index.js';
 import type { Benchmark } from '../lib/benchmark.js';
@@ -11,6 +10,7 @@ import type { History } from '../lib/history.js';
 import { fmtBytes, fmtMs, fmtNum, median, ratio, summarize } from '../lib/stats.js';
 import { floorHistories, floorReplayComparison } from './replay-floor.js';
 import type { Replayed } from './replay-floor.js';
+import { replayBundles, replayWorker } from './replay-bundles.js';
 
 /** Temporal's defaults for suggesting continue-as-new (`limit.historyCount/historySize.suggestContinueAsNew`). */
 export const SUGGEST_CONTINUE_AS_NEW = { events: 4096, bytes: 4 * 1024 * 1024 };
@@ -19,9 +19,10 @@ export const SUGGEST_CONTINUE_AS_NEW = { events: 4096, bytes: 4 * 1024 * 1024 };
  * Item 4: how long a worker takes to replay a history, the cost it pays after a restart or a cache eviction.
  * Model-call histories (answers at once, after one and after two failures) and the longest agent turn that fits
  * before Temporal suggests continue-as-new (a tool call at every step, run until the turn continues as new) are
- * replayed with `Worker.runReplayHistories` against the bench bundle, several rounds; each history's time is the
- * gap between consecutive replay results, the first round (worker start-up) left out. Beside them, the floor's
- * histories (plain workflows doing the same activities) replay in the same rounds.
+ * replayed with `Worker.runReplayHistories` on the bundle as the product builds it, several rounds; beside them,
+ * the floor's histories (plain workflows doing the same activities) on the floor's own bundle, history by
+ * history in the same rounds (`replayBundles`). Each replay is timed alone, wall time and this process's CPU;
+ * the first round (warm-up) is left out.
  */
 export const replay: Benchmark = {
   name: 'replay',
@@ -40,13 +41,15 @@ export const replay: Benchmark = {
     }
     const floor = await floorHistories(ctx, quick ? 1 : 4, turn.steps);
     const named = [
-      ...calls.map((history, i) => ({ workflowId: `call-${i}`, history })),
-      ...floor.calls.map((history, i) => ({ workflowId: `floor-call-${i}`, history })),
+      ...calls.flatMap((history, i) => [
+        { workflowId: `call-${i}`, history },
+        { workflowId: `floor-call-${i}`, history: floor.calls[i] as History },
+      ]),
       { workflowId: 'floor-turn', history: floor.turn },
       { workflowId: 'turn', history: turn.history },
     ];
     // Every round replays ours and the floor's histories one after the other (interleaved).
-    const times = await replayRounds(ctx, named, rounds);
+    const times = await replayRounds(named, rounds);
     const pick = (prefix: string) =>
       named.filter((n) => n.workflowId.startsWith(prefix)).map((n) => times.get(n.workflowId) as Replayed);
     const callTimes = pick('call-');
@@ -210,28 +213,32 @@ async function longestTurn(ctx: BenchContext, taskQueue: string, maxSteps: numbe
   };
 }
 
-/** Replays every history `rounds` times in one replay worker; each history's times, the first round left out. */
+/**
+ * Replays every history `rounds` times, model-retry's on the product's bundle and the floor's (`floor-` ids) on
+ * their own, one replay worker each, in the given order (ours and the floor's alternate); each history's times,
+ * the first round left out.
+ */
 async function replayRounds(
-  ctx: BenchContext,
   histories: { workflowId: string; history: History }[],
   rounds: number,
 ): Promise<Map<string, Replayed>> {
   const out = new Map<string, Replayed>(
-    histories.map((h) => [h.workflowId, { events: h.history.events?.length ?? 0, ms: [] }]),
+    histories.map((h) => [h.workflowId, { events: h.history.events?.length ?? 0, ms: [], cpuMs: [] }]),
   );
-  const all = Array.from({ length: rounds }, (_, round) =>
-    histories.map((h) => ({ workflowId: `${h.workflowId}#${round}`, history: h.history })),
-  ).flat();
-  let last = performance.now();
-  for await (const result of Worker.runReplayHistories(
-    { workflowBundle: { codePath: ctx.bundlePath } },
-    all,
-  )) {
-    const now = performance.now();
-    if (result.error) throw new Error(`replay of ${result.workflowId} failed: ${String(result.error)}`);
-    const [id, round] = result.workflowId.split('#');
-    if (Number(round) > 0) out.get(id as string)?.ms.push(now - last);
-    last = now;
+  const bundles = await replayBundles();
+  const workers = { ours: replayWorker(bundles.ours), floor: replayWorker(bundles.floor) };
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const h of histories) {
+        const worker = h.workflowId.startsWith('floor-') ? workers.floor : workers.ours;
+        const time = await worker.replay(`${h.workflowId}#${round}`, h.history);
+        if (round === 0) continue;
+        out.get(h.workflowId)?.ms.push(time.ms);
+        out.get(h.workflowId)?.cpuMs.push(time.cpuMs);
+      }
+    }
+  } finally {
+    await Promise.all([workers.ours.close(), workers.floor.close()]);
   }
   return out;
 }

@@ -7,6 +7,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { StopReason } from '../../policy/index.js';
 import type { SearchAttributeActivities } from '../../common/search-attribute-activity.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
@@ -47,10 +48,8 @@ export function stopReasonOf(error: unknown): StopReason | undefined {
  */
 export async function recordStop(stopReason: StopReason, records: readonly AttemptRecord[]): Promise<void> {
   countStop(stopReason, records);
-  await CancellationScope.nonCancellable(async () => {
-    const pairs = registeredOnly(stopSearchAttributes(stopReason, records), await readiness());
-    if (pairs.length > 0) upsertSearchAttributes(pairs);
-  });
+  const asking = upsertRegistered(stopSearchAttributes(stopReason, records));
+  if (asking) await asking;
 }
 
 /**
@@ -64,10 +63,26 @@ export async function noteClassesMet(records: readonly AttemptRecord[]): Promise
   const current = workflowInfo().typedSearchAttributes.get(CLASSES_MET) ?? [];
   const met = [...new Set([...current, ...classesMet(records)])];
   if (met.length === current.length) return;
-  await CancellationScope.nonCancellable(async () => {
-    const pairs = registeredOnly([{ key: CLASSES_MET, value: met }], await readiness());
-    if (pairs.length > 0) upsertSearchAttributes(pairs);
-  });
+  const asking = upsertRegistered([{ key: CLASSES_MET, value: met }]);
+  if (asking) await asking;
+}
+
+/**
+ * Sets those of `pairs` that are registered. Known from an attempt's report (the usual case), at once; else
+ * after asking the worker, in a non-cancellable scope so that a cancelled run still asks and records. The
+ * scope and the ask cost a replay a dozen promises, each of which Temporal's stack-trace hook captures, so they
+ * are made only when needed; the command is the same either way.
+ */
+function upsertRegistered(pairs: SearchAttributeUpdatePair[]): Promise<void> | undefined {
+  if (reportedReady !== undefined) {
+    upsertIfAny(registeredOnly(pairs, reportedReady));
+    return undefined;
+  }
+  return CancellationScope.nonCancellable(async () => upsertIfAny(registeredOnly(pairs, await readiness())));
+}
+
+function upsertIfAny(pairs: SearchAttributeUpdatePair[]): void {
+  if (pairs.length > 0) upsertSearchAttributes(pairs);
 }
 
 /** Turns on `noteClassesMet` for this run (our own workflows only: calls and turns). */

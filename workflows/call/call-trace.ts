@@ -87,9 +87,10 @@ export class CallTrace {
 
   /**
    * Runs `run` (the attempt's activity) inside the attempt's span, so that the interceptor's `StartActivity`
-   * span and the activity's own spans are its children; `done` ends the span from the finished record.
+   * span and the activity's own spans are its children; `done` ends the span from the finished record. Returns
+   * `run`'s own promise, not one wrapping it: every promise costs a replay a stack trace (Temporal's hook).
    */
-  async attempt<T>(record: AttemptRecord, run: () => Promise<T>): Promise<{ value: T; done: AttemptDone }> {
+  attempt<T>(record: AttemptRecord, run: () => Promise<T>): { value: Promise<T>; done: AttemptDone } {
     const span = tracer().startSpan(
       `chat ${modelAttributes(record.model, this.providers)['gen_ai.request.model'] as string}`,
       {
@@ -105,7 +106,7 @@ export class CallTrace {
       },
       this.context,
     );
-    const value = await context.with(trace.setSpan(this.context, span), run);
+    const value = context.with(trace.setSpan(this.context, span), run);
     return { value, done: (result) => endAttempt(span, record, result) };
   }
 

@@ -95,13 +95,17 @@ export async function callModel(
   // Asked once per run at the first call's start (one marker in history): limits, prices and the payload store.
   const config = await workerConfig();
   const history = watchHistory(messages, tools, input.settings, config?.payloadStore === true);
-  const budget = await watchBudget(input.budget, {
-    backends,
-    records,
-    inputBytes: jsonBytes({ messages, ...(tools ? { tools } : {}) }),
-    maxOutputTokens: input.settings?.maxOutputTokens,
-    before: options.spentBefore,
-  });
+  // Without a budget nothing is awaited (an await is a promise, which Temporal's stack-trace hook captures).
+  const budget =
+    input.budget === undefined
+      ? undefined
+      : await watchBudget(input.budget, {
+          backends,
+          records,
+          inputBytes: jsonBytes({ messages, ...(tools ? { tools } : {}) }),
+          maxOutputTokens: input.settings?.maxOutputTokens,
+          before: options.spentBefore,
+        });
   const call = new CallRun({
     callId,
     input,
@@ -135,7 +139,9 @@ export async function callModel(
       next = await call.wait(next);
       if (next.kind === 'stop') break;
       const record = call.open(next);
-      const { value: ended, done } = await spans.attempt(record, () => call.attempt(record));
+      const span = spans.attempt(record, () => call.attempt(record));
+      const ended = await span.value;
+      const done = span.done;
       next = call.decide(next.state, record, call.record(record, ended));
       done(ended.kind === 'answered' ? ended.result : undefined);
       // A call that stops here sets the classes with the rest at its stop: no second upsert.

@@ -1,0 +1,71 @@
+import { fileURLToPath } from 'node:url';
+import { sep } from 'node:path';
+import type { BundleOptions } from '@temporalio/worker';
+
+type WebpackConfigHook = NonNullable<BundleOptions['webpackConfigHook']>;
+type WebpackConfig = Parameters<WebpackConfigHook>[0];
+
+/** What webpack hands the plugin below (only the parts it touches; typed loosely to import nothing of webpack). */
+interface Compiler {
+  hooks: { compilation: { tap(name: string, fn: (compilation: Compilation) => void): void } };
+}
+interface Compilation {
+  hooks: { finishModules: { tap(name: string, fn: (modules: Iterable<BuiltModule>) => void): void } };
+}
+interface BuiltModule {
+  resource?: string;
+  buildInfo?: { moduleConcatenationBailout?: string };
+}
+
+const NAME = 'model-retry-concatenation';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The folders of ours that go into a workflow bundle, and the one ES-module library they pull in. */
+const OURS = ['workflows', 'policy', 'common'].map((dir) => `${ROOT}${dir}${sep}`);
+const OTEL_API = `${sep}node_modules${sep}@opentelemetry${sep}api${sep}`;
+
+/** Whether webpack may concatenate this file: model-retry's own sandbox code and `@opentelemetry/api`. */
+export function concatenatesModule(resource: string): boolean {
+  return OURS.some((dir) => resource.startsWith(dir)) || resource.includes(OTEL_API);
+}
+
+/**
+ * model-retry's `webpackConfigHook` for a workflow bundle (`ModelRetryPlugin` and `createModelRetryWorker` apply
+ * it; pass it to `bundleWorkflowCode` when you build a bundle ahead of time without the plugin). Temporal
+ * instantiates every module of the bundle afresh for each workflow run and each replay (module state is per
+ * run), so each module costs a factory call and an export getter per export. Webpack's module concatenation
+ * turns our ~70 files and `@opentelemetry/api`'s 25 into one module.
+ *
+ * Only those: every other module (your workflows, Temporal's) is left as webpack makes it, because
+ * concatenation renames a top-level function whose name another concatenated file also uses, and
+ * `executeChild(fn)` takes the workflow type from `fn.name`. Exports are all kept (`usedExports: false`):
+ * Temporal looks workflows up by their exported names. Chains after `next`.
+ */
+export function modelRetryWebpackConfigHook(next?: WebpackConfigHook): WebpackConfigHook {
+  return (config) => {
+    const given = next ? next(config) : config;
+    return {
+      ...given,
+      optimization: {
+        ...given.optimization,
+        concatenateModules: true,
+        providedExports: true,
+        usedExports: false,
+      },
+      plugins: [...(given.plugins ?? []), onlyOurModules] as WebpackConfig['plugins'],
+    };
+  };
+}
+
+/** Marks every module but ours as not to be concatenated (webpack's own per-module bailout, with the reason). */
+const onlyOurModules = {
+  apply(compiler: Compiler): void {
+    compiler.hooks.compilation.tap(NAME, (compilation) => {
+      compilation.hooks.finishModules.tap(NAME, (modules) => {
+        for (const module of modules) {
+          if (module.buildInfo && !concatenatesModule(module.resource ?? ''))
+            module.buildInfo.moduleConcatenationBailout = 'model-retry concatenates only its own modules';
+        }
+      });
+    });
+  },
+};

@@ -1,0 +1,40 @@
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ModelRetryPlugin } from '../../../plugin/index.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/concat-workflows.ts', import.meta.url));
+const noop = () => undefined;
+const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
+
+/** The ids of the modules webpack left in the bundle (one per file, or one per concatenation). */
+function moduleIds(code: string): string[] {
+  return [...code.matchAll(/^\/\*\*\*\/ "([^"]+)"/gm)].map((m) => m[1] as string);
+}
+
+describe("the workflow bundle as ModelRetryPlugin builds it (model-retry's modules concatenated)", () => {
+  let code: string;
+  beforeAll(async () => {
+    const plugin = new ModelRetryPlugin({ checkSearchAttributes: false });
+    ({ code } = await bundleWorkflowCode({ workflowsPath: FIXTURE, logger: quiet, plugins: [plugin] }));
+  }, 180_000);
+
+  it("holds model-retry's workflows, policy and common code as one module, instantiated once per run", () => {
+    const ours = moduleIds(code).filter((id) => /^\.\/(workflows|policy|common)\//.test(id));
+    expect(ours).toEqual(['./workflows/index.ts']);
+    expect(moduleIds(code).filter((id) => id.includes('/@opentelemetry/api/'))).toEqual([]);
+  });
+
+  it("leaves the user's own modules alone, so their workflow functions keep their names", () => {
+    expect(moduleIds(code)).toContain('./test/unit/plugin/fixtures/concat-workflows.ts');
+    // `executeChild(show)` starts the workflow type `show.name`: renamed, it would start one that does not exist.
+    expect(code).toMatch(/async function show\(/);
+    expect(code).not.toMatch(/function concat_workflows_show\(/);
+  });
+
+  it("keeps the names of model-retry's exported workflows, which a user's `executeChild` may be given", () => {
+    for (const name of ['modelCallWorkflow', 'agentTurnWorkflow', 'modelRetryHealthWorkflow']) {
+      expect(code, name).toMatch(new RegExp(`async function ${name}\\(`));
+    }
+  });
+});
