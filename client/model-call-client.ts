@@ -11,6 +11,14 @@ export interface StartModelCallOptions {
   taskQueue: string;
   /** @default `model-call-<uuid>` */
   workflowId?: string;
+  /**
+   * Eager workflow start: asks the server to hand the call's first workflow task back in the start response, to a
+   * worker of this process, skipping a trip through the task queue. It takes effect only when `client` is built on
+   * the `NativeConnection` of a worker in this same process that polls `taskQueue` (a host like the demo, which
+   * runs its own worker); otherwise the server starts the call as usual. In the concurrency benchmark it brought
+   * `modelCallWorkflow` to the floor's throughput and latency (BENCHMARKS.md, section 3). @default false
+   */
+  requestEagerStart?: boolean;
 }
 
 /**
@@ -32,6 +40,7 @@ export async function startModelCall(
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? `model-call-${randomUUID()}`,
     args: [plain],
+    ...(options.requestEagerStart === true ? { requestEagerStart: true } : {}),
   });
 }
 

@@ -11,7 +11,7 @@ import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { HEARTBEAT_INTERVAL_MS } from '../../activities/heartbeat.js';
 import { providersFromEnv } from '../../activities/providers/registry.js';
-import { checkModelCall, startModelCall } from '../../client/model-call-client.js';
+import { startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { createModelRetryWorkers, WORKER_TUNING } from '../../worker/worker.js';
 import { createFloorActivities } from '../activities/floor.js';
@@ -92,9 +92,8 @@ function nextLine(expected: string): Promise<void> {
 function start(client: Client, spec: LoadWorkerSpec, call: PlannedCall) {
   const options = { taskQueue: spec.taskQueue, workflowId: call.workflowId };
   if (call.workflowType === 'modelCallWorkflow') {
-    // `startModelCall` has no eager option: the same checks, then the same start with it.
-    if (!spec.eagerStart) return startModelCall(client, call.input as ModelCallInput, options);
-    checkModelCall(call.input);
+    const eager = spec.eagerStart ? { requestEagerStart: true } : {};
+    return startModelCall(client, call.input as ModelCallInput, { ...options, ...eager });
   }
   return client.workflow.start(call.workflowType, {
     ...options,
