@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandleWithStartDetails } from '@temporalio/client';
 import { validatePlan } from '../policy/index.js';
 import { InvalidModelCallInputError, plainTools, validateCallInput } from '../workflows/call/call-input.js';
 import { schemaProblem } from '../common/json-schema.js';
@@ -25,13 +25,14 @@ export interface StartModelCallOptions {
  * Starts a durable model call (`modelCallWorkflow`) after checking its input, retry plan and size here, so bad
  * input is refused before anything starts: throws `InvalidModelCallInputError` or `InvalidRetryPlanError`, whose
  * messages name the field and the fix. The size is measured as `client` stores the input (`checkCallSize`): over
- * Temporal's 2 MB payload limit without a payload store, the message names the largest field.
+ * Temporal's 2 MB payload limit without a payload store, the message names the largest field. The handle says
+ * whether the call started eagerly (`eagerlyStarted`, see `requestEagerStart`).
  */
 export async function startModelCall(
   client: Client,
   input: ModelCallInput,
   options: StartModelCallOptions,
-): Promise<WorkflowHandle<typeof modelCallWorkflow>> {
+): Promise<WorkflowHandleWithStartDetails<typeof modelCallWorkflow>> {
   checkModelCall(input);
   // Tools in the AI SDK's record shape (a zod schema, a `jsonSchema()`) become plain JSON before they cross.
   const plain = plainTools(input);
