@@ -19,7 +19,7 @@ import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { createProviderRegistry } from '../activities/providers/registry.js';
 import { startModelCall } from '../client/model-call-client.js';
 import { startDevServer } from '../worker/dev-server.js';
-import { WORKER_TUNING } from '../worker/worker.js';
+import { checkWorkerSearchAttributes, WORKER_TUNING } from '../worker/worker.js';
 import { concatenateModules } from './profile/bundle.js';
 import { always, ANY_MODEL, ok, startLoopbackProvider } from '../loopback/index.js';
 import { createPlainActivities } from './profile/activities.js';
@@ -56,6 +56,8 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   const taskQueue = `profile-${randomUUID()}`;
+  // As model-retry's worker does at start: attempts then report the registered attributes from the first call on.
+  await checkWorkerSearchAttributes({ connection: native, namespace: server.namespace, warn: console.error });
   const worker = await Worker.create({
     connection: native,
     namespace: server.namespace,
