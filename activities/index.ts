@@ -59,6 +59,12 @@ export interface ActivityDeps {
    * on when `MODEL_RETRY_HEALTH=on` in `env`, else only for providers with a `health` entry.
    */
   health?: HealthOptions | false;
+  /**
+   * How often an attempt heartbeats while it waits (the first one after this long: an attempt that answers sooner
+   * makes no heartbeat). `createModelRetryWorker` sets it to its `heartbeatThrottleMs`: beats more frequent than
+   * the worker lets through say nothing more. @default 250 (`HEARTBEAT_INTERVAL_MS`)
+   */
+  heartbeatIntervalMs?: number;
 }
 
 /**
@@ -90,7 +96,9 @@ export function createActivities(deps: ActivityDeps = {}) {
   const limits = registry.limits?.() ?? {};
   // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
   const inFlight = new InFlightLimits(() => limits);
-  const attempt = withResultLimit(createModelRequest({ providers, onHeaders, inFlight }));
+  const attempt = withResultLimit(
+    createModelRequest({ providers, onHeaders, inFlight, heartbeatIntervalMs: deps.heartbeatIntervalMs }),
+  );
   const health = { monitor, on, providers, headers };
   return {
     modelRequest: withAttemptMetrics(withHealth(attempt, health)),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandleWithStartDetails } from '@temporalio/client';
 import { validatePlan } from '../policy/index.js';
 import { InvalidModelCallInputError, plainTools, validateCallInput } from '../workflows/call/call-input.js';
 import { schemaProblem } from '../common/json-schema.js';
@@ -11,19 +11,28 @@ export interface StartModelCallOptions {
   taskQueue: string;
   /** @default `model-call-<uuid>` */
   workflowId?: string;
+  /**
+   * Eager workflow start: asks the server to hand the call's first workflow task back in the start response, to a
+   * worker of this process, skipping a trip through the task queue. It takes effect only when `client` is built on
+   * the `NativeConnection` of a worker in this same process that polls `taskQueue` (a host like the demo, which
+   * runs its own worker); otherwise the server starts the call as usual. In the concurrency benchmark it brought
+   * `modelCallWorkflow` to the floor's throughput and latency (BENCHMARKS.md, section 3). @default false
+   */
+  requestEagerStart?: boolean;
 }
 
 /**
  * Starts a durable model call (`modelCallWorkflow`) after checking its input, retry plan and size here, so bad
  * input is refused before anything starts: throws `InvalidModelCallInputError` or `InvalidRetryPlanError`, whose
  * messages name the field and the fix. The size is measured as `client` stores the input (`checkCallSize`): over
- * Temporal's 2 MB payload limit without a payload store, the message names the largest field.
+ * Temporal's 2 MB payload limit without a payload store, the message names the largest field. The handle says
+ * whether the call started eagerly (`eagerlyStarted`, see `requestEagerStart`).
  */
 export async function startModelCall(
   client: Client,
   input: ModelCallInput,
   options: StartModelCallOptions,
-): Promise<WorkflowHandle<typeof modelCallWorkflow>> {
+): Promise<WorkflowHandleWithStartDetails<typeof modelCallWorkflow>> {
   checkModelCall(input);
   // Tools in the AI SDK's record shape (a zod schema, a `jsonSchema()`) become plain JSON before they cross.
   const plain = plainTools(input);
@@ -32,6 +41,7 @@ export async function startModelCall(
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? `model-call-${randomUUID()}`,
     args: [plain],
+    ...(options.requestEagerStart === true ? { requestEagerStart: true } : {}),
   });
 }
 

@@ -6,7 +6,7 @@
  * figure is this process's CPU time per call (user + system), and the ratios ours/floor within each round.
  * Then replays each kind's histories (`Worker.runReplayHistories`) and reports ms per event.
  *
- *   tsx scripts/profile-calls.ts [calls=200] [rounds=3] [kinds=plain,user,mcw]
+ *   tsx scripts/profile-calls.ts [calls=200] [rounds=3] [kinds=plain,user,mcw] [replay=yes|no]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile-calls.ts 200 2 mcw
  */
 import { randomUUID } from 'node:crypto';
@@ -19,13 +19,15 @@ import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { createProviderRegistry } from '../activities/providers/registry.js';
 import { startModelCall } from '../client/model-call-client.js';
 import { startDevServer } from '../worker/dev-server.js';
-import { workerSlots } from '../worker/worker.js';
+import { checkWorkerSearchAttributes, workerSlots } from '../worker/worker.js';
 import { modelRetryWebpackConfigHook } from '../plugin/index.js';
 import { always, ANY_MODEL, ok, startLoopbackProvider } from '../loopback/index.js';
 import { createPlainActivities } from './profile/activities.js';
+import { metricsArgs, perCall, rpcCounts } from './profile/rpc-counts.js';
+import { freePort } from '../worker/free-port.js';
 
 type Kind = 'plain' | 'user' | 'mcw';
-const [callsArg, roundsArg, kindsArg] = process.argv.slice(2);
+const [callsArg, roundsArg, kindsArg, replayArg] = process.argv.slice(2);
 const CALLS = Number(callsArg ?? 200);
 const ROUNDS = Number(roundsArg ?? 3);
 const KINDS = (kindsArg ?? 'plain,user,mcw').split(',') as Kind[];
@@ -36,8 +38,9 @@ const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const metricsPort = await freePort();
   const [server, bundle, lp] = await Promise.all([
-    startDevServer({}),
+    startDevServer({ extraArgs: metricsArgs(metricsPort) }),
     bundleWorkflowCode({
       workflowsPath: fileURLToPath(new URL('./profile/workflows.ts', import.meta.url)),
       logger: quiet,
@@ -51,6 +54,8 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   const taskQueue = `profile-${randomUUID()}`;
+  // As model-retry's worker does at start: attempts then report the registered attributes from the first call on.
+  await checkWorkerSearchAttributes({ connection: native, namespace: server.namespace, warn: console.error });
   const worker = await Worker.create({
     connection: native,
     namespace: server.namespace,
@@ -62,6 +67,8 @@ async function main(): Promise<void> {
   });
   const running = worker.run();
   const ids: Record<Kind, string[]> = { plain: [], user: [], mcw: [] };
+  // The dev server's requests per call of each kind's latest round (worker, client and server side alike).
+  const rpcs: Record<Kind, string> = { plain: '', user: '', mcw: '' };
 
   const start = (kind: Kind, i: number): Promise<WorkflowHandle> => {
     const model = `local:profile-${i}`;
@@ -80,6 +87,7 @@ async function main(): Promise<void> {
   };
 
   const round = async (kind: Kind, n: number) => {
+    const rpc0 = await rpcCounts(metricsPort);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const handles = await Promise.all(Array.from({ length: n }, (_, i) => start(kind, i)));
@@ -88,6 +96,7 @@ async function main(): Promise<void> {
     if (failed > 0) console.log(`  ${kind}: ${failed} of ${n} failed (machine load?)`);
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
+    rpcs[kind] = perCall(rpc0, await rpcCounts(metricsPort), n);
     return { cpuMsPerCall: (cpu.user + cpu.system) / 1000 / n, callsPerS: (n * 1000) / wallMs };
   };
 
@@ -116,8 +125,9 @@ async function main(): Promise<void> {
         )
       : [];
     console.log(`round ${r + 1}: ${line.join(' | ')}  ${ratios.join(' ')}`);
+    for (const kind of KINDS) console.log(`  ${kind} RPCs per call: ${rpcs[kind]}`);
   }
-  await replayRounds(client, ids, KINDS);
+  if (replayArg !== 'no') await replayRounds(client, ids, KINDS);
   worker.shutdown();
   await running;
   await native.close();

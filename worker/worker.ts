@@ -60,7 +60,8 @@ export interface ModelRetryWorkerOptions {
   dataConverter?: DataConverter;
   /**
    * At most how long an attempt's heartbeats wait before they reach the server, which is how soon an attempt in
-   * flight learns of its cancellation (tests raise it to make an attempt end on its own after a cancel).
+   * flight learns of its cancellation (tests raise it to make an attempt end on its own after a cancel). Attempts
+   * heartbeat at this cadence too (at most every half heartbeat timeout), the first time after this long.
    * @default 250 (`HEARTBEAT_INTERVAL_MS`)
    */
   heartbeatThrottleMs?: number;
@@ -115,6 +116,8 @@ function prepare(options: ModelRetryWorkerOptions): { base: LimitWorkerBase; lim
   const deps = options.deps ?? {};
   const providers = deps.providers ?? providersFromEnv(deps.env ?? process.env);
   const activities = createActivities({
+    // An attempt heartbeats as often as the worker lets its heartbeats through, no more.
+    heartbeatIntervalMs: options.heartbeatThrottleMs,
     ...deps,
     providers,
     payloadStore:

@@ -85,14 +85,15 @@ function deltaOf(data: string): Partial<StreamDelta> | undefined {
 /**
  * Before the run ends: releases waiting subscribers with what the log holds (their polls answer now instead of
  * being abandoned) and waits for the handlers in flight, even in a cancelled run. Adds no history event.
+ * `undefined` when no handler is in flight (the usual case): nothing to wait for, so no scope, no condition and
+ * no promise, which Temporal's sandbox pays for with a stack trace each (issue 22).
  */
-export async function closeStream(): Promise<void> {
+export function closeStream(): Promise<void> | undefined {
   const stream = current;
-  if (!stream) return;
+  if (!stream) return undefined;
   stream.detachPollers();
-  // Mostly nothing is in flight: then no scope and no condition (promises Temporal's stack-trace hook captures).
-  if (allHandlersFinished()) return;
-  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  if (allHandlersFinished()) return undefined;
+  return CancellationScope.nonCancellable(() => condition(allHandlersFinished));
 }
 
 /**

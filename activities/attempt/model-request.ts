@@ -55,6 +55,8 @@ export interface ModelRequestDeps {
   onHeaders?: (input: ModelRequestInput, headers: Readonly<Record<string, string>>) => void;
   /** The process's `maxInFlight` semaphores. @default none: no backend is limited */
   inFlight?: InFlightLimits;
+  /** How often the attempt heartbeats while it waits. @default HEARTBEAT_INTERVAL_MS */
+  heartbeatIntervalMs?: number;
 }
 
 /** Builds the `modelRequest` activity. */
@@ -73,7 +75,11 @@ export function createModelRequest(deps: ModelRequestDeps) {
     const startedAt = new Date(now()).toISOString();
     const ready = knownSearchAttributesReady(ctx.info.namespace);
     const sa = ready === undefined ? {} : { searchAttributesReady: ready };
-    const stopHeartbeat = startHeartbeat(ctx, { startedAt } satisfies AttemptHeartbeat);
+    const stopHeartbeat = startHeartbeat(
+      ctx,
+      { startedAt } satisfies AttemptHeartbeat,
+      deps.heartbeatIntervalMs,
+    );
     let secrets: readonly string[] = [];
     let release: Release | undefined;
     const publisher: DeltaPublisher | undefined = input.stream

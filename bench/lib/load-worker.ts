@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { checkModelCall, startModelCall } from '../../client/model-call-client.js';
+import { startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { createProcessWorker } from './floor-worker.js';
 import type { LoadWorkerReport, LoadWorkerSpec, PlannedCall } from './load-worker-spec.js';
@@ -63,9 +63,8 @@ function nextLine(expected: string): Promise<void> {
 function start(client: Client, spec: LoadWorkerSpec, call: PlannedCall) {
   const options = { taskQueue: spec.taskQueue, workflowId: call.workflowId };
   if (call.workflowType === 'modelCallWorkflow') {
-    // `startModelCall` has no eager option: the same checks, then the same start with it.
-    if (!spec.eagerStart) return startModelCall(client, call.input as ModelCallInput, options);
-    checkModelCall(call.input);
+    const eager = spec.eagerStart ? { requestEagerStart: true } : {};
+    return startModelCall(client, call.input as ModelCallInput, { ...options, ...eager });
   }
   return client.workflow.start(call.workflowType, {
     ...options,

@@ -7,7 +7,6 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { StopReason } from '../../policy/index.js';
 import type { SearchAttributeActivities } from '../../common/search-attribute-activity.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
@@ -20,6 +19,7 @@ import {
   stopSearchAttributes,
 } from '../../common/search-attributes.js';
 import type { SearchAttributesReady } from '../../common/search-attributes.js';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 
 const { searchAttributesReady } = proxyLocalActivities<SearchAttributeActivities>({
   startToCloseTimeout: '10 seconds',
@@ -43,13 +43,34 @@ export function stopReasonOf(error: unknown): StopReason | undefined {
  * `UpsertWorkflowSearchAttributes` event, after the attempt loop) and count the stop and the waits in the
  * worker's metrics. Only the attributes the worker says are registered on the namespace are set (see
  * `readiness`): an unregistered attribute would fail the workflow task over and over, and a call that has its
- * answer must never hang on bookkeeping. Runs in a non-cancellable scope, so a cancelled run is recorded too;
- * the caller rethrows the cancellation afterwards.
+ * answer must never hang on bookkeeping. When the worker has to be asked, that runs in a non-cancellable scope,
+ * so a cancelled run is recorded too; the caller rethrows the cancellation afterwards. `undefined` when it is
+ * done already (see `upsertWhenReady`); else the promise to wait for.
  */
-export async function recordStop(stopReason: StopReason, records: readonly AttemptRecord[]): Promise<void> {
+export function recordStop(
+  stopReason: StopReason,
+  records: readonly AttemptRecord[],
+): Promise<void> | undefined {
   countStop(stopReason, records);
-  const asking = upsertRegistered(stopSearchAttributes(stopReason, records));
-  if (asking) await asking;
+  return upsertWhenReady(() => stopSearchAttributes(stopReason, records));
+}
+
+/**
+ * Upserts the registered ones of `pairs()` (when any): at once when an attempt reported what is registered (the
+ * usual case: one synchronous command, nothing to wait for, so no scope and no promise, which Temporal's sandbox
+ * pays for with a stack trace each, issue 22), else after asking the worker, in a non-cancellable scope. The
+ * commands are the same either way, in the same order.
+ */
+function upsertWhenReady(pairs: () => SearchAttributeUpdatePair[]): Promise<void> | undefined {
+  const upsert = (ready: SearchAttributesReady) => {
+    const registered = registeredOnly(pairs(), ready);
+    if (registered.length > 0) upsertSearchAttributes(registered);
+  };
+  if (reportedReady !== undefined) {
+    upsert(reportedReady);
+    return undefined;
+  }
+  return CancellationScope.nonCancellable(async () => upsert(await readiness()));
 }
 
 /**
@@ -58,31 +79,12 @@ export async function recordStop(stopReason: StopReason, records: readonly Attem
  * not (one `UpsertWorkflowSearchAttributes` event per new class, never one per attempt). Only in runs that asked
  * for it (`trackClassesMet`): `callModel` inside a user's workflow never sets search attributes.
  */
-export async function noteClassesMet(records: readonly AttemptRecord[]): Promise<void> {
-  if (!tracksClasses) return;
+export function noteClassesMet(records: readonly AttemptRecord[]): Promise<void> | undefined {
+  if (!tracksClasses) return undefined;
   const current = workflowInfo().typedSearchAttributes.get(CLASSES_MET) ?? [];
   const met = [...new Set([...current, ...classesMet(records)])];
-  if (met.length === current.length) return;
-  const asking = upsertRegistered([{ key: CLASSES_MET, value: met }]);
-  if (asking) await asking;
-}
-
-/**
- * Sets those of `pairs` that are registered. Known from an attempt's report (the usual case), at once; else
- * after asking the worker, in a non-cancellable scope so that a cancelled run still asks and records. The
- * scope and the ask cost a replay a dozen promises, each of which Temporal's stack-trace hook captures, so they
- * are made only when needed; the command is the same either way.
- */
-function upsertRegistered(pairs: SearchAttributeUpdatePair[]): Promise<void> | undefined {
-  if (reportedReady !== undefined) {
-    upsertIfAny(registeredOnly(pairs, reportedReady));
-    return undefined;
-  }
-  return CancellationScope.nonCancellable(async () => upsertIfAny(registeredOnly(pairs, await readiness())));
-}
-
-function upsertIfAny(pairs: SearchAttributeUpdatePair[]): void {
-  if (pairs.length > 0) upsertSearchAttributes(pairs);
+  if (met.length === current.length) return undefined;
+  return upsertWhenReady(() => [{ key: CLASSES_MET, value: met }]);
 }
 
 /** Turns on `noteClassesMet` for this run (our own workflows only: calls and turns). */

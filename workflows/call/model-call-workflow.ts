@@ -23,7 +23,11 @@ export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCal
     await closeStream();
     throw error;
   }
-  await recordStop('succeeded', result.attempts);
-  await closeStream();
+  // Both are usually done at once (`undefined`): awaited only when not, since every await is a promise the
+  // sandbox takes a stack trace of (issue 22). The commands are the same either way.
+  const recorded = recordStop('succeeded', result.attempts);
+  if (recorded) await recorded;
+  const closed = closeStream();
+  if (closed) await closed;
   return result;
 }

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttemptHeartbeat } from '../../../activities/index.js';
-import { ok, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
+import { always, ok, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
 import { LOCAL_KEY, input, loopbackRegistry, quietEnvironment, runAttempt } from './helpers.js';
 
@@ -132,15 +132,32 @@ describe('modelRequest, a successful attempt', () => {
     expect(body).not.toHaveProperty('stream', true);
   });
 
-  it('heartbeats { startedAt } at once and about every second while it waits', async () => {
+  it('heartbeats { startedAt } every HEARTBEAT_INTERVAL_MS while it waits', async () => {
     lp.script('slow', [ok('late', { delayMs: 1300 })]);
     const env = quietEnvironment();
     const beats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => beats.push(details));
     const { done } = runAttempt(loopbackRegistry(lp), input('local:slow'), env);
     const result = (await done) as { startedAt: string };
-    expect(beats.length).toBeGreaterThanOrEqual(2); // one at once, one after a second
+    expect(beats.length).toBeGreaterThanOrEqual(2); // 1.3 s at one per 250 ms
     for (const beat of beats)
       expect(beat).toEqual({ startedAt: result.startedAt } satisfies AttemptHeartbeat);
+  });
+
+  it('makes no heartbeat when the answer comes before the first interval is over (no RPC the floor lacks)', async () => {
+    lp.script('fast', [always(ok('at once'))]);
+    const env = quietEnvironment();
+    const beats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => beats.push(details));
+    // Fake timers only for the heartbeat's interval: the answer comes with the clock stopped, so however slow the
+    // machine, the attempt ends before HEARTBEAT_INTERVAL_MS has passed on it.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const { done } = runAttempt(loopbackRegistry(lp), input('local:fast'), env);
+      await done;
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(beats).toEqual([]);
   });
 });

@@ -1,0 +1,43 @@
+import { Context } from '@temporalio/activity';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HEARTBEAT_INTERVAL_MS, startHeartbeat } from '../../../activities/heartbeat.js';
+
+/** Runs an activity that heartbeats for `forMs` of fake time; returns the fake times of its heartbeats. */
+async function beatsOver(forMs: number, intervalMs: number | undefined, heartbeatTimeoutMs?: number) {
+  vi.useFakeTimers();
+  const env = new MockActivityEnvironment(
+    heartbeatTimeoutMs === undefined ? undefined : { heartbeatTimeoutMs },
+    {
+      logger: new DefaultLogger('ERROR'),
+    },
+  );
+  const at: number[] = [];
+  const t0 = Date.now();
+  env.on('heartbeat', () => at.push(Date.now() - t0));
+  const done = env.run(async () => {
+    const stop = startHeartbeat(Context.current(), { startedAt: 'x' }, intervalMs);
+    await new Promise((resolve) => setTimeout(resolve, forMs));
+    stop();
+  });
+  await vi.advanceTimersByTimeAsync(forMs + 1000);
+  await done;
+  return at;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('startHeartbeat', () => {
+  it('beats only after the first interval, then every interval, and stops when told', async () => {
+    const at = await beatsOver(3 * HEARTBEAT_INTERVAL_MS + 10, undefined);
+    expect(at).toEqual([1, 2, 3].map((k) => k * HEARTBEAT_INTERVAL_MS));
+  });
+
+  it('beats at least every half heartbeat timeout, whatever interval it is given', async () => {
+    const at = await beatsOver(1000, 60_000, 400);
+    expect(at).toEqual([200, 400, 600, 800, 1000]);
+  });
+});
