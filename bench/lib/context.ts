@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { modelRetryWebpackConfigHook } from '../../plugin/bundle.js';
 import { HEARTBEAT_INTERVAL_MS } from '../../activities/heartbeat.js';
 import { createProviderRegistry } from '../../activities/providers/registry.js';
 import type { ProviderRegistry } from '../../activities/providers/registry.js';
@@ -86,6 +87,8 @@ export async function openBenchContext(options: OpenOptions): Promise<BenchConte
         }),
     bundleWorkflowCode({
       workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
+      // As the product bundles (ModelRetryPlugin, createModelRetryWorker): model-retry's modules as one.
+      webpackConfigHook: modelRetryWebpackConfigHook(),
       logger: quietLogger,
     }),
     startLoopbackProvider(),
