@@ -1,15 +1,28 @@
 import { APICallError } from '@ai-sdk/provider';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { toPrompt } from '../../activities/attempt/prompt.js';
+import { toPrompt, toTools } from '../../activities/attempt/prompt.js';
 import { REQUEST_ID_HEADER } from '../../activities/attempt/model-request.js';
 import type { ProviderRegistry } from '../../activities/providers/registry.js';
 import { evaluate } from '../../activities/tools/calculator.js';
+import { BUILTIN_TOOLS } from '../../activities/tools/builtins.js';
+import type { ChatMessage, ToolCall, ToolDefinition } from '../../common/attempt.js';
 
-/** What the floor's model activity returns: the text and the tool calls the model asked for (name, arguments). */
+/** What the floor's model activity returns: the text and the tool calls the model asked for. */
 export interface FloorAnswer {
   text: string;
-  toolCalls: { name: string; args: string }[];
+  toolCalls: ToolCall[];
+}
+
+/**
+ * The floor's model request: a prompt, or (an agent turn's floor) the conversation so far and the tools, so that
+ * it sends the very request model-retry's attempt sends at the same step.
+ */
+export interface FloorModelInput {
+  model: string;
+  prompt: string;
+  messages?: ChatMessage[];
+  tools?: ToolDefinition[];
 }
 
 /**
@@ -20,17 +33,18 @@ export interface FloorAnswer {
  */
 export function createFloorOtherActivities(providers: ProviderRegistry) {
   return {
-    async floorModelRequest(input: { model: string; prompt: string }): Promise<FloorAnswer> {
+    async floorModelRequest(input: FloorModelInput): Promise<FloorAnswer> {
       const { workflowExecution, activityId } = activityInfo();
       const workflowId = workflowExecution?.workflowId ?? 'floor';
       try {
         const result = await providers.resolve(input.model).model.doGenerate({
-          prompt: toPrompt([{ role: 'user', content: input.prompt }]),
+          prompt: toPrompt(input.messages ?? [{ role: 'user', content: input.prompt }]),
+          ...(input.tools && input.tools.length > 0 ? { tools: toTools(input.tools) } : {}),
           headers: { [REQUEST_ID_HEADER]: `${workflowId}/floor.${activityId}` },
         });
         const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('');
         const toolCalls = result.content.flatMap((c) =>
-          c.type === 'tool-call' ? [{ name: c.toolName, args: c.input }] : [],
+          c.type === 'tool-call' ? [{ id: c.toolCallId, name: c.toolName, args: c.input }] : [],
         );
         return { text, toolCalls };
       } catch (error) {
@@ -61,8 +75,14 @@ export function createFloorOtherActivities(providers: ProviderRegistry) {
       const { expression } = JSON.parse(input.args) as { expression: string };
       return String(evaluate(expression));
     },
-    async floorDescribeTools(names: string[]): Promise<string[]> {
-      return names;
+    /** The tools' definitions (the worker's built-in tools), as model-retry's `describeTools` gives the turn. */
+    async floorDescribeTools(names: string[]): Promise<ToolDefinition[]> {
+      return names.map((name) => {
+        const spec = BUILTIN_TOOLS[name];
+        if (!spec) throw ApplicationFailure.nonRetryable(`no tool ${name}`, 'UnknownTool');
+        const { description, inputSchema } = spec;
+        return { name, ...(description !== undefined ? { description } : {}), inputSchema };
+      });
     },
   };
 }

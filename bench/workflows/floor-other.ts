@@ -1,4 +1,5 @@
 import { ActivityFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import type { ChatMessage } from '../../common/attempt.js';
 import type { FloorAnswer, FloorOtherActivities } from '../activities/floor-other.js';
 
 const { floorModelRequest, floorStreamRequest, floorTool, floorDescribeTools } =
@@ -46,13 +47,21 @@ export interface FloorTurnInput {
 /**
  * Bench only: the platform's floor for an agent turn, a plain workflow with the same activities: the tools
  * described once, then per step one model activity and one tool activity per tool call the answer asked for.
+ * Each model request carries the conversation so far and the tools, as model-retry's turn sends them, so both
+ * sides make the same HTTP requests and their activities carry about the same payloads.
  */
 export async function floorTurnWorkflow(input: FloorTurnInput): Promise<{ steps: number; text: string }> {
-  await floorDescribeTools(input.tools);
+  const tools = await floorDescribeTools(input.tools);
+  const messages: ChatMessage[] = [{ role: 'user', content: input.prompt }];
   for (let step = 1; step <= input.maxSteps; step += 1) {
-    const answer = await floorModelRequest({ model: input.model, prompt: input.prompt });
-    if (answer.toolCalls.length === 0 || step === input.maxSteps) return { steps: step, text: answer.text };
-    for (const call of answer.toolCalls) await floorTool({ args: call.args });
+    const answer = await floorModelRequest({ model: input.model, prompt: input.prompt, messages, tools });
+    const { text, toolCalls } = answer;
+    messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
+    if (toolCalls.length === 0 || step === input.maxSteps) return { steps: step, text };
+    for (const call of toolCalls) {
+      const content = await floorTool({ args: call.args });
+      messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
+    }
   }
   return { steps: input.maxSteps, text: '' };
 }
