@@ -87,10 +87,20 @@ function deltaOf(data: string): Partial<StreamDelta> | undefined {
  * being abandoned) and waits for the handlers in flight, even in a cancelled run. Adds no history event.
  */
 export async function closeStream(): Promise<void> {
+  await closeStreamIfWaiting();
+}
+
+/**
+ * `closeStream` that makes no promise when there is nothing to wait for (no stream, or no handler in flight:
+ * nobody subscribed, the common case), since every promise costs a stack trace in Temporal's sandbox; else the
+ * wait. Handlers start only with an activation's jobs, so none can start before the run ends in this one.
+ */
+export function closeStreamIfWaiting(): Promise<void> | undefined {
   const stream = current;
-  if (!stream) return;
+  if (!stream) return undefined;
   stream.detachPollers();
-  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  if (allHandlersFinished()) return undefined;
+  return CancellationScope.nonCancellable(() => condition(allHandlersFinished));
 }
 
 /**
