@@ -23,9 +23,13 @@ const OWN = /\/((?:workflows|policy|common|bench)\/[^):]+:\d+)/;
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const histories = JSON.parse(
-    readFileSync(join(dir as string, `${side}.json`), 'utf8'),
-  ) as HistoryAndWorkflowId[];
+  const sides = (side as string).split(',');
+  const saved = new Map(
+    sides.map((s) => [
+      s,
+      JSON.parse(readFileSync(join(dir as string, `${s}.json`), 'utf8')) as HistoryAndWorkflowId[],
+    ]),
+  );
   const bundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../../bench/workflows/index.ts', import.meta.url)),
     logger: quiet,
@@ -51,16 +55,27 @@ async function main(): Promise<void> {
           sites.set(site, (sites.get(site) ?? 0) + 1);
         })
       : noop;
+  // Sides interleaved, round after round; the first round warms up and is not counted in the totals.
+  const totals = new Map<string, number>();
+  const histories = saved.get(sides[0] as string) ?? [];
   for (let r = 0; r <= TIMES; r++) {
     counting = r === TIMES;
-    const cpu0 = process.cpuUsage();
-    const it = Worker.runReplayHistories({ workflowBundle: { code: bundle.code } }, histories);
-    for await (const result of it) if (result.error) throw result.error;
-    const cpu = process.cpuUsage(cpu0);
-    console.log(
-      `${side} replay ${r}: ${((cpu.user + cpu.system) / 1000 / histories.length).toFixed(2)} ms CPU per turn`,
-    );
+    const line: string[] = [];
+    for (const s of sides) {
+      const hs = saved.get(s) ?? [];
+      const cpu0 = process.cpuUsage();
+      const it = Worker.runReplayHistories({ workflowBundle: { code: bundle.code } }, hs);
+      for await (const result of it) if (result.error) throw result.error;
+      const cpu = process.cpuUsage(cpu0);
+      const ms = (cpu.user + cpu.system) / 1000 / hs.length;
+      if (r > 0) totals.set(s, (totals.get(s) ?? 0) + ms);
+      line.push(`${s} ${ms.toFixed(2)}`);
+    }
+    console.log(`replay ${r} (ms CPU per turn): ${line.join(' | ')}`);
   }
+  const [a, b] = sides.map((s) => totals.get(s) ?? 0);
+  if (sides.length === 2 && a && b)
+    console.log(`${sides[1]}/${sides[0]} over the counted rounds: ${(b / a).toFixed(3)}x`);
   stop();
   if (mode === 'promises') {
     console.log(`${side}: ${(promises / histories.length).toFixed(1)} promises per turn`);
