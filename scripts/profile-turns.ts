@@ -11,25 +11,24 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile-turns.ts 60 2 4 ours
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createProviderRegistry } from '../activities/providers/registry.js';
 import { startAgentTurn } from '../client/agent-turn-client.js';
-import { eventTypeName } from '../client/history-format.js';
 import { startDevServer } from '../worker/dev-server.js';
 import { freePort } from '../worker/free-port.js';
 import { createModelRetryWorker, WORKER_TUNING } from '../worker/worker.js';
 import { ok, startLoopbackProvider, toolCall } from '../loopback/index.js';
 import { createFloorOtherActivities } from '../bench/activities/floor-other.js';
 import { cpuSeconds, findDevServerPid } from '../bench/lib/proc.js';
+import { anatomy, replayRounds, serverRequests, threadCpu } from './profile/turn-measures.js';
+import type { Side } from './profile/turn-measures.js';
 
-type Side = 'floor' | 'ours';
 const [turnsArg, roundsArg, stepsArg, sidesArg] = process.argv.slice(2);
 const TURNS = Number(turnsArg ?? 60);
 const ROUNDS = Number(roundsArg ?? 3);
@@ -206,115 +205,6 @@ async function main(): Promise<void> {
   await lp.close();
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/**
- * Replays each side's turns of the last round, three rounds interleaved: CPU per turn of the workflow thread
- * (workflow code alone, no activities and no server) and of the whole process.
- */
-async function replayRounds(client: Client, code: string, ids: Map<Side, string[]>): Promise<void> {
-  const histories = new Map<
-    Side,
-    { workflowId: string; history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> }[]
-  >();
-  for (const [side, some] of ids) {
-    histories.set(
-      side,
-      await Promise.all(
-        some.map(async (workflowId) => ({
-          workflowId,
-          history: await client.workflow.getHandle(workflowId).fetchHistory(),
-        })),
-      ),
-    );
-  }
-  const save = process.env.PROFILE_TURNS_SAVE;
-  if (save) {
-    for (const [side, hs] of histories) {
-      const json = hs.map(
-        (h) => `{"workflowId":${JSON.stringify(h.workflowId)},"history":${historyToJSON(h.history)}}`,
-      );
-      writeFileSync(join(save, `${side}.json`), `[${json.join(',')}]`);
-    }
-  }
-  for (let r = 0; r < 4; r++) {
-    const line: string[] = [];
-    for (const [side, hs] of histories) {
-      const threads0 = threadCpu();
-      const cpu0 = process.cpuUsage();
-      for await (const result of Worker.runReplayHistories({ workflowBundle: { code } }, hs)) {
-        if (result.error) throw result.error;
-      }
-      const cpu = process.cpuUsage(cpu0);
-      const threads = threadCpu();
-      const wf = ((threads.get('workflow') ?? 0) - (threads0.get('workflow') ?? 0)) / hs.length;
-      line.push(
-        `${side} ${wf.toFixed(1)} ms workflow thread, ${((cpu.user + cpu.system) / 1000 / hs.length).toFixed(1)} ms process`,
-      );
-    }
-    // The first round warms the replay worker up: not shown.
-    if (r > 0) console.log(`replay round ${r} (CPU per turn): ${line.join(' | ')}`);
-  }
-}
-
-/** The dev server's requests so far by operation (its `service_requests` counter). */
-async function serverRequests(port: number): Promise<Map<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('service_requests{')) continue;
-    const op = /operation="([^"]+)"/.exec(line)?.[1];
-    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (op) out.set(op, (out.get(op) ?? 0) + value);
-  }
-  return out;
-}
-
-/**
- * This process's CPU (ms) by kind of thread, from /proc: the main thread (client, activities, provider), the
- * workflow threads, the Rust core's (tokio) threads, V8's helpers (GC), libuv's pool and the rest.
- */
-function threadCpu(): Map<string, number> {
-  const tick = 10; // ms per clock tick (USER_HZ = 100 on Linux)
-  const out = new Map<string, number>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
-      const kind =
-        comm === 'MainThread'
-          ? 'main'
-          : comm === 'WorkerThread'
-            ? 'workflow'
-            : comm.startsWith('tokio')
-              ? 'core'
-              : comm === 'V8Worker'
-                ? 'v8'
-                : comm.startsWith('libuv')
-                  ? 'libuv'
-                  : 'other';
-      out.set(kind, (out.get(kind) ?? 0) + ms);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
-}
-
-/** One turn taken apart: events by type, workflow tasks, activities and the provider's request bodies. */
-async function anatomy(side: Side, handle: WorkflowHandle, requests: { body: unknown }[]): Promise<void> {
-  const history = await handle.fetchHistory();
-  const events = history.events ?? [];
-  const types = new Map<string, number>();
-  for (const e of events) {
-    const t = eventTypeName(e);
-    types.set(t, (types.get(t) ?? 0) + 1);
-  }
-  const bytes = requests.map((r) => JSON.stringify(r.body).length);
-  console.log(`${side}: ${events.length} events; request bodies ${bytes.join(', ')} bytes`);
-  for (const [t, c] of [...types].sort((a, b) => b[1] - a[1])) console.log(`  ${c} ${t}`);
 }
 
 main().then(
