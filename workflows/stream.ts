@@ -89,6 +89,15 @@ function deltaOf(data: string): Partial<StreamDelta> | undefined {
  * no promise, which Temporal's sandbox pays for with a stack trace each (issue 22).
  */
 export function closeStream(): Promise<void> | undefined {
+  return closeStreamIfWaiting();
+}
+
+/**
+ * `closeStream` that makes no promise when there is nothing to wait for (no stream, or no handler in flight:
+ * nobody subscribed, the common case), since every promise costs a stack trace in Temporal's sandbox; else the
+ * wait. Handlers start only with an activation's jobs, so none can start before the run ends in this one.
+ */
+export function closeStreamIfWaiting(): Promise<void> | undefined {
   const stream = current;
   if (!stream) return undefined;
   stream.detachPollers();

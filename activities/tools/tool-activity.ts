@@ -5,7 +5,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import { cancellationOutcome } from '../cancellation.js';
-import { startHeartbeat } from '../heartbeat.js';
+import { HEARTBEAT_INTERVAL_MS } from '../heartbeat.js';
 import { boundedMessage } from '../scrub.js';
 import { ToolError } from './errors.js';
 import type { ToolRegistry } from './registry.js';
@@ -34,7 +34,11 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const ctx = Context.current();
     const startedAt = iso();
     const attempt = ctx.info.attempt;
-    const stop = startHeartbeat(ctx, { startedAt });
+    // No heartbeat at the start: a tool that ends within one interval (most do) has nothing to say, and each
+    // heartbeat is an RPC and a write at the server. A longer one heartbeats every interval, which is how it
+    // learns of the turn's cancellation (well within a second) and keeps its heartbeat timeout.
+    const beat = setInterval(() => ctx.heartbeat({ startedAt }), HEARTBEAT_INTERVAL_MS);
+    const stop = () => clearInterval(beat);
     const result = (content: string, isError: boolean): ToolCallResult => ({
       content,
       ...(isError ? { isError: true } : {}),

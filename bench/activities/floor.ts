@@ -1,12 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { APICallError } from '@ai-sdk/provider';
 import type { ModelRequestResult } from '../../common/attempt.js';
-import type { ChatMessage } from '../../common/attempt.js';
-import { toPrompt } from '../../activities/attempt/prompt.js';
+import type { ChatMessage, ToolDefinition } from '../../common/attempt.js';
+import { toPrompt, toTools } from '../../activities/attempt/prompt.js';
 import { successOf } from '../../activities/attempt/result.js';
 import { REQUEST_ID_HEADER } from '../../activities/attempt/model-request.js';
 import type { ProviderRegistry } from '../../activities/providers/registry.js';
 import { evaluate } from '../../activities/tools/calculator.js';
+import { BUILTIN_TOOLS } from '../../activities/tools/builtins.js';
 
 /**
  * What the floor's activity is given: the fields of model-retry's `ModelRequestInput` that shape the request
@@ -19,6 +20,8 @@ export interface FloorRequestInput {
   /** `provider:model`, resolved through the same provider registry as model-retry's attempts. */
   model: string;
   messages: ChatMessage[];
+  /** The tools offered (an agent turn's floor: the same definitions model-retry's turn sends at every step). */
+  tools?: ToolDefinition[];
   /** The request's own timeout (the AI SDK request is aborted after it), ms. */
   timeoutMs: number;
 }
@@ -47,6 +50,7 @@ function floorFailure(error: unknown): ApplicationFailure {
 export function createFloorActivities(providers: () => ProviderRegistry) {
   const request = (input: FloorRequestInput) => ({
     prompt: toPrompt(input.messages),
+    ...(input.tools && input.tools.length > 0 ? { tools: toTools(input.tools) } : {}),
     abortSignal: AbortSignal.timeout(input.timeoutMs),
     headers: { [REQUEST_ID_HEADER]: `${input.workflowId}/${input.requestId}` },
   });
@@ -79,8 +83,14 @@ export function createFloorActivities(providers: () => ProviderRegistry) {
       const { expression } = JSON.parse(input.args) as { expression: string };
       return String(evaluate(expression));
     },
-    async floorDescribeTools(names: string[]): Promise<string[]> {
-      return names;
+    /** The tools' definitions (the worker's built-in tools), as model-retry's `describeTools` gives the turn. */
+    async floorDescribeTools(names: string[]): Promise<ToolDefinition[]> {
+      return names.map((name) => {
+        const spec = BUILTIN_TOOLS[name];
+        if (!spec) throw ApplicationFailure.nonRetryable(`no tool ${name}`, 'UnknownTool');
+        const { description, inputSchema } = spec;
+        return { name, ...(description !== undefined ? { description } : {}), inputSchema };
+      });
     },
   };
 }

@@ -22,7 +22,7 @@ export async function replayBundles(): Promise<{ ours: string; floor: string }> 
       webpackConfigHook: modelRetryWebpackConfigHook(),
     }),
     bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('../workflows/floor-other.ts', import.meta.url)),
+      workflowsPath: fileURLToPath(new URL('../workflows/floor.ts', import.meta.url)),
       logger: quiet,
     }),
   ]);

@@ -4,7 +4,7 @@
  * attempt; these workflows add nothing to it but Temporal's own parts: no plan, no search attributes, no records.
  */
 import { ActivityFailure, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
-import type { ChatMessage, ModelRequestResult } from '../../common/attempt.js';
+import type { ChatMessage, ModelRequestResult, ToolDefinition } from '../../common/attempt.js';
 import type { FloorActivities } from '../activities/floor.js';
 
 /** One model request of the floor. */
@@ -12,6 +12,7 @@ export interface FloorCallInput {
   /** `provider:model`. */
   model: string;
   messages: ChatMessage[];
+  tools?: ToolDefinition[];
   /** The request's timeout, ms (the activity's start-to-close adds 5 s, as model-retry's grace). */
   timeoutMs: number;
 }
@@ -57,6 +58,7 @@ function request(input: FloorCallInput, attempt: number, stream = false): Promis
     requestId: `c1.${attempt}`,
     model: input.model,
     messages: input.messages,
+    ...(input.tools ? { tools: input.tools } : {}),
     timeoutMs: input.timeoutMs,
   });
 }
@@ -99,16 +101,22 @@ export async function floorPromptWorkflow(input: FloorPromptInput): Promise<Mode
 
 /**
  * The floor of an agent turn, a plain workflow with the same activities: the tools described once, then per step
- * one model activity and one tool activity per tool call the answer asked for.
+ * one model activity and one tool activity per tool call the answer asked for. Each model request carries the
+ * conversation so far and the tools, as model-retry's turn sends them, so both sides make the same HTTP requests.
  */
 export async function floorTurnWorkflow(input: FloorTurnInput): Promise<{ steps: number; text: string }> {
   const { floorDescribeTools, floorTool } = activities(PROMPT_TIMEOUT_MS);
-  await floorDescribeTools(input.tools);
-  const call = { model: input.model, messages: [{ role: 'user' as const, content: input.prompt }] };
+  const tools = await floorDescribeTools(input.tools);
+  const messages: ChatMessage[] = [{ role: 'user', content: input.prompt }];
   for (let step = 1; step <= input.maxSteps; step += 1) {
-    const answer = await request({ ...call, timeoutMs: PROMPT_TIMEOUT_MS }, step);
-    if (answer.toolCalls.length === 0 || step === input.maxSteps) return { steps: step, text: answer.text };
-    for (const toolCall of answer.toolCalls) await floorTool({ args: toolCall.args });
+    const call = { model: input.model, messages, tools, timeoutMs: PROMPT_TIMEOUT_MS };
+    const { text, toolCalls } = await request(call, step);
+    messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
+    if (toolCalls.length === 0 || step === input.maxSteps) return { steps: step, text };
+    for (const toolCall of toolCalls) {
+      const content = await floorTool({ args: toolCall.args });
+      messages.push({ role: 'tool', toolCallId: toolCall.id, toolName: toolCall.name, content });
+    }
   }
   return { steps: input.maxSteps, text: '' };
 }

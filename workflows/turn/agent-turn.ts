@@ -5,7 +5,7 @@ import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
 import { resumeCallCount } from '../call/call-log.js';
 import { recordStop, stopReasonOf, trackClassesMet } from '../call/call-stop.js';
 import { inputFailure } from '../call/input-failure.js';
-import { closeStream, workflowStream } from '../stream.js';
+import { closeStream, closeStreamIfWaiting, workflowStream } from '../stream.js';
 import {
   DEFAULT_MAX_STEPS,
   InvalidAgentTurnInputError,
@@ -14,7 +14,9 @@ import {
   validateTurnInput,
 } from './turn-input.js';
 import { TurnState } from './turn-state.js';
-import { TurnSteps } from './turn-steps.js';
+import { CONTINUE_AS_NEW, TurnSteps } from './turn-steps.js';
+import type { OneEnd, StartedToolCalls } from './turn-tools.js';
+import type { ModelCallResult } from '../../common/call.js';
 import type { TurnStop } from './turn-steps.js';
 import { INVALID_AGENT_TURN_INPUT } from '../../common/turn.js';
 import type { AgentTurnInput, AgentTurnResult } from '../../common/turn.js';
@@ -47,20 +49,44 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
     throw error;
   }
   await recordStop(result.stopReason, turn.attempts());
-  await closeStream();
+  // Nobody subscribed (the common case): nothing to wait for, and no promise made for it.
+  const closing = closeStreamIfWaiting();
+  if (closing) await closing;
   return result;
 }
 
 /**
  * The turn's loop (see `agentTurnWorkflow`), on a turn already opened: each step (the checks before it, its model
- * call, its tool calls) either goes on or says how the turn stops, and `finish` is the one way it stops.
+ * call, its tool calls) either goes on or says how the turn stops, and `finish` is the one way it stops. The loop
+ * awaits the model call and the tool calls itself, and nothing else (see `TurnSteps`).
  */
 async function runTurn(input: AgentTurnInput, turn: TurnState): Promise<AgentTurnResult> {
   if (input.carried === undefined && input.tools && input.tools.length > 0)
     turn.tools = await describeTools(input.tools);
   const steps = new TurnSteps(input, turn);
   for (;;) {
-    const stop = (await steps.before()) ?? (await steps.model()) ?? (await steps.tools());
+    let stop = steps.before();
+    if (stop === CONTINUE_AS_NEW) return steps.continueAsNew();
+    if (stop === undefined) {
+      let answer: ModelCallResult | undefined;
+      try {
+        answer = await steps.model();
+      } catch (error) {
+        stop = steps.modelFailed(error);
+      }
+      if (answer) stop = steps.answered(answer);
+    }
+    if (stop === undefined) {
+      let tools: StartedToolCalls | undefined;
+      let settled: PromiseSettledResult<OneEnd>[] | undefined;
+      try {
+        tools = steps.tools();
+        settled = await tools.settled;
+      } catch (error) {
+        stop = steps.toolsFailed(error);
+      }
+      if (tools && settled) stop = steps.toolsEnded(tools.started, settled);
+    }
     if (stop) return finish(turn, stop);
   }
 }
@@ -103,15 +129,13 @@ function openTurn(input: AgentTurnInput): TurnState {
   }
 }
 
-async function describeTools(names: string[]): Promise<TurnToolDefinition[]> {
+function describeTools(names: string[]): Promise<TurnToolDefinition[]> {
   const { describeTools: describe } = proxyActivities<ToolActivities>({
     startToCloseTimeout: '10 seconds',
     retry: { maximumAttempts: 3 },
     summary: `describe tools ${names.join(', ')}`,
   });
-  try {
-    return await describe(names);
-  } catch (error) {
+  return describe(names).catch((error: unknown) => {
     const cause = error instanceof ActivityFailure ? error.cause : undefined;
     if (cause instanceof ApplicationFailure) {
       throw ApplicationFailure.create({
@@ -121,5 +145,5 @@ async function describeTools(names: string[]): Promise<TurnToolDefinition[]> {
       });
     }
     throw error;
-  }
+  });
 }

@@ -20,16 +20,23 @@ import type { SpentBefore } from '../call/budget-watch.js';
 import { handOverStream } from '../stream.js';
 import { jsonBytes, tooLarge } from './turn-input.js';
 import type { TurnState } from './turn-state.js';
-import { runToolCalls } from './turn-tools.js';
+import { startToolCalls, toolCallsEnded } from './turn-tools.js';
+import type { OneEnd, StartedToolCalls } from './turn-tools.js';
 
 /** How a turn stops: with a result (`end`), or by throwing `error` (a failure, or the cancellation rethrown). */
 export type TurnStop =
   | { kind: 'end'; reason: TurnEnd; why: string; call?: ModelCallFailedDetails }
   | { kind: 'throw'; reason: StopReason; error: unknown };
 
+/** What `before` says when the turn continues as new before its next step (`continueAsNew` does it). */
+export const CONTINUE_AS_NEW = 'continue-as-new';
+
 /**
  * One agent turn's steps (see `agentTurnWorkflow`): the checks before a step (max steps, continue-as-new, the
- * deadline), its model call, its tool calls. Each returns how the turn stops, or `undefined` to go on.
+ * deadline), its model call, its tool calls. Each part says how the turn stops, or `undefined` to go on. Only
+ * the model call and the tool calls wait, and the turn's loop awaits them itself: every promise a workflow
+ * creates costs a stack trace in Temporal's sandbox, so the checks and the bookkeeping around the waits are
+ * plain functions (docs/decisions.md, "Fewer promises per turn step").
  */
 export class TurnSteps {
   private readonly backends: string[];
@@ -51,79 +58,81 @@ export class TurnSteps {
 
   /**
    * Before a step: `maxSteps`, then continue-as-new when Temporal suggests it or the next model call could take
-   * the run near the plan's `historyLimit`, then the deadline rule.
+   * the run near the plan's `historyLimit` (`CONTINUE_AS_NEW`: the loop calls `continueAsNew`), then the
+   * deadline rule, then the conversation's size.
    */
-  async before(): Promise<TurnStop | undefined> {
-    const { turn, input } = this;
+  before(): TurnStop | typeof CONTINUE_AS_NEW | undefined {
+    const { turn } = this;
     const done = turn.steps.at(-1)?.step ?? 0;
     if (done >= turn.maxSteps) return end('max-steps', `${turn.maxSteps} steps (maxSteps) were made`);
-    if (done > 0 && (workflowInfo().continueAsNewSuggested || this.nearHistoryLimit())) {
-      const stream = await handOverStream();
-      const next: AgentTurnInput = {
-        ...input,
-        carried: { ...turn.carry(callCount()), ...(stream ? { stream } : {}) },
-      };
-      refuseIfTooLarge('what the turn carries to its next run', next);
-      await continueAsNew<(input: AgentTurnInput) => Promise<unknown>>(next);
-    }
+    // The conversation's size, once per step: the history check and the size limit both read it.
+    let bytes: number | undefined;
+    const conversationBytes = () =>
+      (bytes ??= jsonBytes({ messages: turn.messages, tools: this.modelTools }));
+    if (done > 0 && (workflowInfo().continueAsNewSuggested || this.nearHistoryLimit(conversationBytes())))
+      return CONTINUE_AS_NEW;
     if (!fitsDeadline(turn.plan, Date.now(), 0))
       return end(
         'deadline',
         'the deadline leaves less than minAttemptMs + reserveMs for the next model call',
       );
-    refuseIfTooLarge('the conversation', { messages: turn.messages, tools: this.modelTools });
+    refuseIfTooLarge('the conversation', conversationBytes());
     return undefined;
   }
 
-  private nearHistoryLimit(): boolean {
+  /** Continues as new: hands the stream over and carries the turn to its next run (never returns). */
+  async continueAsNew(): Promise<never> {
+    const { turn, input } = this;
+    const stream = await handOverStream();
+    const next: AgentTurnInput = {
+      ...input,
+      carried: { ...turn.carry(callCount()), ...(stream ? { stream } : {}) },
+    };
+    refuseIfTooLarge('what the turn carries to its next run', jsonBytes(next));
+    return continueAsNew<(input: AgentTurnInput) => Promise<unknown>>(next);
+  }
+
+  private nearHistoryLimit(stepBytes: number): boolean {
     const info = workflowInfo();
-    const step = jsonBytes({ messages: this.turn.messages, tools: this.modelTools });
     return turnNearHistoryLimit(
       this.turn.plan,
       { bytes: info.historySize, events: info.historyLength },
-      step,
+      stepBytes,
     );
   }
 
-  /** The step's model call (a `callModel` sharing the turn's plan and retry-after times); notes its answer. */
-  async model(): Promise<TurnStop | undefined> {
+  /** Starts the step's model call (a `callModel` sharing the turn's plan and retry-after times). */
+  model(): Promise<ModelCallResult> {
     const { turn, input, modelTools } = this;
     const step: TurnStep = { step: (turn.steps.at(-1)?.step ?? 0) + 1, callId: '', attempts: [], tools: [] };
     turn.steps.push(step);
     turn.phase = 'model';
-    let answer: ModelCallResult;
-    try {
-      answer = await callModel(
-        {
-          model: this.backends,
-          messages: turn.messages,
-          ...(modelTools.length > 0 ? { tools: modelTools } : {}),
-          ...(input.settings ? { settings: input.settings } : {}),
-          ...(input.stream !== undefined ? { stream: input.stream } : {}),
-          ...(input.budget !== undefined ? { budget: input.budget } : {}),
+    return callModel(
+      {
+        model: this.backends,
+        messages: turn.messages,
+        ...(modelTools.length > 0 ? { tools: modelTools } : {}),
+        ...(input.settings ? { settings: input.settings } : {}),
+        ...(input.stream !== undefined ? { stream: input.stream } : {}),
+        ...(input.budget !== undefined ? { budget: input.budget } : {}),
+      },
+      {
+        plan: turn.plan,
+        notBefore: turn.notBefore,
+        ...spentBeforeOf(turn),
+        onStart: (call) => {
+          step.callId = call.callId;
+          step.attempts = call.records;
+          turn.call = call.status;
         },
-        {
-          plan: turn.plan,
-          notBefore: turn.notBefore,
-          ...spentBeforeOf(turn),
-          onStart: (call) => {
-            step.callId = call.callId;
-            step.attempts = call.records;
-            turn.call = call.status;
-          },
-        },
-      );
-    } catch (error) {
-      if (isCancellation(error)) return { kind: 'throw', reason: 'cancelled', error };
-      const details = callFailedDetails(error);
-      if (!details) throw error;
-      step.stopReason = details.stopReason;
-      if (details.spent) turn.spent = details.spent;
-      if (details.stopReason === 'deadline' || details.stopReason === 'budget')
-        return end(details.stopReason, `model call ${details.callId}: ${details.lastDecision.why}`, details);
-      const failure = turnCallFailed(turn, error as ApplicationFailure, details);
-      return { kind: 'throw', reason: details.stopReason, error: failure };
-    }
+      },
+    );
+  }
+
+  /** The step's model call answered: notes the answer; the turn stops when it asked for no tool. */
+  answered(answer: ModelCallResult): TurnStop | undefined {
+    const { turn } = this;
+    const step = turn.steps.at(-1) as TurnStep;
     if (answer.spent) turn.spent = answer.spent;
     const { text, toolCalls, finishReason } = answer.output;
     Object.assign(step, {
@@ -138,17 +147,41 @@ export class TurnSteps {
     return undefined;
   }
 
-  /** The tool calls the step's answer asked for, in parallel; the turn stops on a cancel, the deadline or a fatal tool. */
-  async tools(): Promise<TurnStop | undefined> {
+  /** The step's model call threw: how the turn stops (an error that is no call's stop is rethrown). */
+  modelFailed(error: unknown): TurnStop {
+    const { turn } = this;
+    const step = turn.steps.at(-1) as TurnStep;
+    if (isCancellation(error)) return { kind: 'throw', reason: 'cancelled', error };
+    const details = callFailedDetails(error);
+    if (!details) throw error;
+    step.stopReason = details.stopReason;
+    if (details.spent) turn.spent = details.spent;
+    if (details.stopReason === 'deadline' || details.stopReason === 'budget')
+      return end(details.stopReason, `model call ${details.callId}: ${details.lastDecision.why}`, details);
+    const failure = turnCallFailed(turn, error as ApplicationFailure, details);
+    return { kind: 'throw', reason: details.stopReason, error: failure };
+  }
+
+  /** Starts the tool calls the step's answer asked for, in parallel (`toolsEnded` or `toolsFailed` follows). */
+  tools(): StartedToolCalls {
     const { turn } = this;
     const step = turn.steps.at(-1) as TurnStep;
     turn.phase = 'tools';
-    let tools: Awaited<ReturnType<typeof runToolCalls>>;
+    return startToolCalls(step.callId, this.toolCalls, turn.tools, turn.plan, step.tools);
+  }
+
+  /** The step's tool calls settled: the turn stops on a cancel, the deadline or a fatal tool, else goes on. */
+  toolsEnded(
+    started: StartedToolCalls['started'],
+    settled: readonly PromiseSettledResult<OneEnd>[],
+  ): TurnStop | undefined {
+    const { turn } = this;
+    const step = turn.steps.at(-1) as TurnStep;
+    let tools: ReturnType<typeof toolCallsEnded>;
     try {
-      tools = await runToolCalls(step.callId, this.toolCalls, turn.tools, turn.plan, step.tools);
+      tools = toolCallsEnded(started, settled);
     } catch (error) {
-      if (isCancellation(error)) return { kind: 'throw', reason: 'cancelled', error };
-      throw error;
+      return this.toolsFailed(error);
     }
     // Cancellation first: tool calls that ended on their own after the cancel do not lead to another step.
     if (CancellationScope.current().consideredCancelled)
@@ -166,6 +199,12 @@ export class TurnSteps {
       return { kind: 'throw', reason: 'non-retryable', error };
     }
     return undefined;
+  }
+
+  /** Starting or ending the tool calls threw: a cancellation stops the turn; anything else is rethrown. */
+  toolsFailed(error: unknown): TurnStop {
+    if (isCancellation(error)) return { kind: 'throw', reason: 'cancelled', error };
+    throw error;
   }
 }
 
@@ -204,8 +243,8 @@ function turnCallFailed(
   });
 }
 
-function refuseIfTooLarge(what: string, value: unknown): void {
-  const why = tooLarge(what, jsonBytes(value));
+function refuseIfTooLarge(what: string, bytes: number): void {
+  const why = tooLarge(what, bytes);
   if (why !== undefined) {
     throw ApplicationFailure.create({ type: TURN_TOO_LARGE, nonRetryable: true, message: why });
   }

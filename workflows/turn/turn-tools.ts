@@ -24,19 +24,26 @@ export function toolActivityId(callId: string, n: number): string {
   return `${callId}.tool.${n}`;
 }
 
+/** The tool calls of one step, started: each call with its record, and their outcomes once all have settled. */
+export interface StartedToolCalls {
+  started: { call: ToolCall; record: ToolStepRecord }[];
+  settled: Promise<PromiseSettledResult<OneEnd>[]>;
+}
+
 /**
- * Runs the tool calls one model answer asked for, all at once, each as a `runTool` activity with its own retry
- * policy and timeout (capped by the turn's deadline less its reserve). Their results go back to the model as
- * tool messages, in the order the model asked; a failure after the tool's retries goes back as an error result,
- * unless the tool is fatal. Records are updated in place as calls end; cancellation is rethrown unchanged.
+ * Starts the tool calls one model answer asked for, all at once, each as a `runTool` activity with its own retry
+ * policy and timeout (capped by the turn's deadline less its reserve). Records are updated in place as calls
+ * end. `toolCallsEnded` turns their outcomes into the turn's tool messages. Not an async function, and one call
+ * (the common case) is not put through `Promise.allSettled`: every promise a workflow creates costs a stack
+ * trace in Temporal's sandbox (docs/decisions.md, "Fewer promises per turn step").
  */
-export async function runToolCalls(
+export function startToolCalls(
   callId: string,
   calls: readonly ToolCall[],
   tools: readonly TurnToolDefinition[],
   plan: ResolvedPlan,
   records: ToolStepRecord[],
-): Promise<{ messages: ChatMessage[]; end: ToolStepEnd }> {
+): StartedToolCalls {
   const started = calls.map((call, i) => {
     const record: ToolStepRecord = {
       toolCallId: call.id,
@@ -47,16 +54,38 @@ export async function runToolCalls(
     records.push(record);
     return { call, record };
   });
-  const settled = await Promise.allSettled(
-    started.map(({ call, record }) =>
-      runOne(
+  const runs = started.map(({ call, record }) => {
+    try {
+      return runOne(
         call,
         record,
         tools.find((t) => t.name === call.name),
         plan,
-      ),
-    ),
-  );
+      );
+    } catch (error) {
+      // As from an async function: one call that throws leaves the others running, and settles as rejected.
+      return Promise.reject(error as Error);
+    }
+  });
+  const settled =
+    runs.length === 1
+      ? Promise.resolve(runs[0] as OneEnd | Promise<OneEnd>).then(
+          (value): PromiseSettledResult<OneEnd>[] => [{ status: 'fulfilled', value }],
+          (reason: unknown): PromiseSettledResult<OneEnd>[] => [{ status: 'rejected', reason }],
+        )
+      : Promise.allSettled(runs);
+  return { started, settled };
+}
+
+/**
+ * The tool calls' results, which go back to the model as tool messages in the order the model asked; a failure
+ * after the tool's retries goes back as an error result, unless the tool is fatal. Cancellation is rethrown
+ * unchanged (before any other error).
+ */
+export function toolCallsEnded(
+  started: StartedToolCalls['started'],
+  settled: readonly PromiseSettledResult<OneEnd>[],
+): { messages: ChatMessage[]; end: ToolStepEnd } {
   const cancelled = settled.find((s) => s.status === 'rejected' && isCancellation(s.reason));
   if (cancelled?.status === 'rejected') throw cancelled.reason;
   const other = settled.find((s) => s.status === 'rejected');
@@ -93,17 +122,17 @@ export async function runToolCalls(
 const DEADLINE_MESSAGE = 'the turn reached its deadline (less the reserve) while the tool ran';
 
 /** How one tool call ended: its output, or that it ran into the deadline. */
-interface OneEnd {
+export interface OneEnd {
   content?: string;
   deadline?: boolean;
 }
 
-async function runOne(
+function runOne(
   call: ToolCall,
   record: ToolStepRecord,
   tool: TurnToolDefinition | undefined,
   plan: ResolvedPlan,
-): Promise<OneEnd> {
+): OneEnd | Promise<OneEnd> {
   if (!tool) {
     record.outcome = 'error';
     record.error = `unknown tool \`${call.name}\`: this turn offers no such tool`;
@@ -133,43 +162,48 @@ async function runOne(
     },
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
   });
-  try {
-    const result = await runTool({
-      workflowId: workflowInfo().workflowId,
-      activityId: record.activityId,
-      toolCallId: call.id,
-      name: call.name,
-      args: call.args,
-    });
-    record.outcome = result.isError === true ? 'error' : 'succeeded';
-    record.attempts = result.attempt;
-    record.startedAt = result.startedAt;
-    record.endedAt = result.endedAt;
-    if (result.isError === true) record.error = result.content;
-    return { content: result.content };
-  } catch (error) {
-    record.endedAt = iso(Date.now());
-    if (isCancellation(error)) {
-      record.outcome = 'cancelled';
-      throw error;
-    }
-    const cause = error instanceof ActivityFailure ? error.cause : error;
-    if (
-      cause instanceof TimeoutFailure &&
-      cause.timeoutType &&
-      isDeadlineTimeout({ timeoutType: cause.timeoutType })
-    ) {
-      record.outcome = 'error';
-      record.error = DEADLINE_MESSAGE;
-      return { deadline: true };
-    }
-    const message = cause instanceof Error ? cause.message : 'the tool failed';
-    const fatal = (cause instanceof ApplicationFailure && cause.type === ToolFailureType.Fatal) || tool.fatal;
-    record.outcome = fatal ? 'fatal' : 'error';
-    record.error =
-      cause instanceof TimeoutFailure
-        ? `the tool timed out (${cause.timeoutType ?? 'timeout'})`
-        : message || 'the tool failed';
-    return {};
+  return runTool({
+    workflowId: workflowInfo().workflowId,
+    activityId: record.activityId,
+    toolCallId: call.id,
+    name: call.name,
+    args: call.args,
+  }).then(
+    (result) => {
+      record.outcome = result.isError === true ? 'error' : 'succeeded';
+      record.attempts = result.attempt;
+      record.startedAt = result.startedAt;
+      record.endedAt = result.endedAt;
+      if (result.isError === true) record.error = result.content;
+      return { content: result.content };
+    },
+    (error: unknown) => toolFailed(error, record, tool),
+  );
+}
+
+/** How a tool call that failed ends: its record says why; cancellation is rethrown. */
+function toolFailed(error: unknown, record: ToolStepRecord, tool: TurnToolDefinition): OneEnd {
+  record.endedAt = iso(Date.now());
+  if (isCancellation(error)) {
+    record.outcome = 'cancelled';
+    throw error;
   }
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (
+    cause instanceof TimeoutFailure &&
+    cause.timeoutType &&
+    isDeadlineTimeout({ timeoutType: cause.timeoutType })
+  ) {
+    record.outcome = 'error';
+    record.error = DEADLINE_MESSAGE;
+    return { deadline: true };
+  }
+  const message = cause instanceof Error ? cause.message : 'the tool failed';
+  const fatal = (cause instanceof ApplicationFailure && cause.type === ToolFailureType.Fatal) || tool.fatal;
+  record.outcome = fatal ? 'fatal' : 'error';
+  record.error =
+    cause instanceof TimeoutFailure
+      ? `the tool timed out (${cause.timeoutType ?? 'timeout'})`
+      : message || 'the tool failed';
+  return {};
 }

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { promiseHooks } from 'node:v8';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { workflowsPath } from '../../worker/worker.js';
+
+const HISTORY = fileURLToPath(new URL('./histories/turn-tool-and-502.json', import.meta.url));
+
+try {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+} catch {
+  // Already installed in this process.
+}
+
+const noop = () => undefined;
+const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
+/** The first frame of the project's own workflow code on a stack (source-mapped by Temporal's sandbox). */
+const OWN = /\/(workflows\/[^):]+):\d+/;
+
+/**
+ * Every promise a workflow creates costs a stack trace in Temporal's sandbox (its promise hook, for the
+ * `__stack_trace` query): about 50-100 µs each, most of a turn's workflow CPU beyond the floor's. The turn's own
+ * code (workflows/turn/) awaits only its model calls and tool calls (docs/decisions.md, "Fewer promises per turn
+ * step"); this replays a recorded turn (two model calls, one retried after a 502, one tool call) and counts the
+ * promises created with turn code nearest on the stack. Replay runs workflow code in this thread.
+ */
+describe("an agent turn's own promises", () => {
+  let bundle: WorkflowBundle;
+  beforeAll(async () => {
+    bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quiet });
+  }, 180_000);
+
+  it('are at most a few per step: the awaits of the model call and the tool calls, and the activities', async () => {
+    const history = JSON.parse(readFileSync(HISTORY, 'utf8')) as unknown;
+    const byFile = new Map<string, number>();
+    const stop = promiseHooks.onInit((promise: Promise<unknown>) => {
+      // Only the workflow context's promises (their constructor is the sandbox's Promise).
+      if (promise.constructor === Promise) return;
+      const ContextError = promise.constructor.constructor('return Error')() as ErrorConstructor;
+      const stack = new ContextError().stack ?? '';
+      const file = stack
+        .split('\n')
+        .slice(2)
+        .map((line) => OWN.exec(line)?.[1])
+        .find((f) => f !== undefined);
+      if (file?.startsWith('workflows/turn/')) byFile.set(file, (byFile.get(file) ?? 0) + 1);
+    });
+    try {
+      await Worker.runReplayHistory({ workflowBundle: bundle }, history, 'replay-turn-promises');
+    } finally {
+      stop();
+    }
+    const total = [...byFile.values()].reduce((a, b) => a + b, 0);
+    expect(total, JSON.stringify(Object.fromEntries(byFile))).toBeLessThanOrEqual(BUDGET);
+  });
+});
+
+/**
+ * The budget for this turn: it makes 15 (the describe, tool and model activities' own, the loop's awaits), and
+ * made 31 when each part of a step was an async function of its own.
+ */
+const BUDGET = 18;
