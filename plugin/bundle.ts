@@ -43,6 +43,9 @@ export function concatenatesModule(resource: string): boolean {
 export function modelRetryWebpackConfigHook(next?: WebpackConfigHook): WebpackConfigHook {
   return (config) => {
     const given = next ? next(config) : config;
+    // A user who turned concatenation off (or kept only used exports) chose so: leave their bundle as they made it.
+    if (given.optimization?.concatenateModules === false || given.optimization?.usedExports !== undefined)
+      return given;
     return {
       ...given,
       optimization: {

@@ -49,6 +49,12 @@ export interface AttemptOutcome {
   openUntil?: number;
   /** The probe id, when this attempt was the half-open probe. */
   probe?: string;
+  /**
+   * The attempt sent nothing (no `maxInFlight` slot in time, too little time left, a worker that could not make
+   * the request): it says nothing of the backend, and a probe it held is given back at once, so the fleet's one
+   * probe is not held until it is let go a cool-down later.
+   */
+  unsent?: true;
 }
 
 /** The probe granted in `half-open`. */
@@ -149,6 +155,12 @@ export function recordOutcome(
   nowMs: number,
   settings: BreakerSettings,
 ): Breaker {
+  if (o.unsent === true) {
+    const b = atTime(b0, nowMs);
+    if (b.phase !== 'half-open' || o.probe === undefined || b.probe?.id !== o.probe) return b0;
+    const { probe: _p, ...rest } = b;
+    return rest;
+  }
   const recent = [...b0.recent, { at: o.at, outcome: o.class ?? 'succeeded' }].slice(-RECENT);
   const b = { ...atTime(b0, nowMs), recent };
   if (o.openUntil !== undefined && o.openUntil > nowMs) return opened(b, nowMs, o.openUntil, 'retry-after');

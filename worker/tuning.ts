@@ -49,10 +49,16 @@ const FIXED_KEYS = [
 /** The slot options of a worker: either `tuner`, or the fixed counts (the SDK refuses both at once). */
 export type WorkerSlots = Pick<WorkerOptions, 'tuner' | (typeof FIXED_KEYS)[number]>;
 
-/** One resource controller per process: the workers of a process share its CPU, so they share one target. */
+let processController: ResourceBasedController | undefined;
+
+/**
+ * The process's resource controller, made on first use: the workers of a process share its CPU, so they share one
+ * target (two model-retry workers with a controller each would each ramp up to the maximum against it).
+ */
 export function createSlotController(): ResourceBasedController {
   const { targetCpuUsage, targetMemoryUsage } = ACTIVITY_SLOTS;
-  return ResourceBasedController.create({ targetCpuUsage, targetMemoryUsage });
+  processController ??= ResourceBasedController.create({ targetCpuUsage, targetMemoryUsage });
+  return processController;
 }
 
 /**

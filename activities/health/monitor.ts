@@ -122,6 +122,10 @@ export class HealthMonitor {
       entry = newEntry(taskQueue, backend, settings);
       this.entries.set(key, entry);
       await this.refresh(entry).catch(() => undefined);
+    } else if (entry.lastUsed <= Date.now() - this.idleMs) {
+      // Idle past `idleMs`: no longer re-read, so the copy may be minutes old (the fleet may have opened or reset
+      // the backend meanwhile): read it again before it decides an attempt, as for a new entry.
+      await this.refresh(entry).catch(() => undefined);
     }
     entry.settings = settings;
     entry.lastUsed = Date.now();

@@ -140,8 +140,16 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
       return result;
     } catch (error) {
       // A cancelled attempt, a lost worker, or a worker that could not make the request (`Misconfigured`: a
-      // missing key, no price under a cost budget; `CoolingDown`: no maxInFlight slot in time; nothing was sent)
-      // says nothing about the backend (a probe lost that way expires by itself).
+      // missing key, no price under a cost budget; `CoolingDown`: no maxInFlight slot in time, or too little time
+      // left to send; nothing was sent) says nothing about the backend. A probe that sent nothing is given back at
+      // once (else the whole fleet would wait for it to be let go a cool-down later); one lost with a worker or a
+      // cancel may have been sent, and expires by itself.
+      const unsent =
+        error instanceof ApplicationFailure &&
+        (error.type === 'Misconfigured' || error.type === 'CoolingDown');
+      if (unsent && probe !== undefined) {
+        deps.monitor.report(taskQueue, watched.key, { at: Date.now(), probe, unsent: true });
+      }
       if (
         error instanceof ApplicationFailure &&
         error.type !== 'WorkerLost' &&

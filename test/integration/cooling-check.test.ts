@@ -173,6 +173,42 @@ describe('the cooling check before an attempt on a rate-limited backend', () => 
     expect(fx.lp.requestCount(id)).toBe(0);
   });
 
+  it('a check that takes the time left stops the call `deadline` with no attempt (the stop rules run again)', async () => {
+    const id = `latecheck-${randomUUID().slice(0, 8)}`;
+    const model = `lateq:${id}`;
+    const providers = registry({
+      lateq: provider({ health: {}, models: { [id]: { limits: { requestsPerSecond: 50 } } } }),
+    });
+    const activities = createActivities({ providers, health: {} });
+    const slowCheck: Pick<Activities, 'backendCooling'> = {
+      async backendCooling(m) {
+        await new Promise((r) => setTimeout(r, 3_000));
+        return activities.backendCooling(m);
+      },
+    };
+    const taskQueue = `latecheck-${randomUUID()}`;
+    const worker = await plainWorker(taskQueue, { ...activities, ...slowCheck });
+    fx.lp.script(id, [ok('never sent')]);
+    await worker.runUntil(async () => {
+      // Fits at the start (0 + 1000 + 500 <= 4000), not after the 3 s check.
+      const retry = { deadlineInMs: 4_000, reserveMs: 500, minAttemptMs: 1_000, attemptTimeoutMs: 1_000 };
+      const input: ModelCallInput = { model, prompt: 'hi', retry };
+      const handle = await fx.temporal.client.workflow.start(modelCallWorkflow, {
+        taskQueue,
+        workflowId: `latecheck-${randomUUID()}`,
+        args: [input],
+      });
+      await handle.result().catch(() => undefined);
+      const history = await handle.fetchHistory();
+      fx.histories.push({ workflowId: handle.workflowId, history });
+      const rebuilt = readCallHistory(history);
+      expect(rebuilt.stopReason).toBe('deadline');
+      expect(rebuilt.attempts).toEqual([]);
+      expect(scheduledAttempts(history)).toBe(0);
+    });
+    expect(fx.lp.requestCount(id)).toBe(0);
+  });
+
   it("a held attempt run by a worker that does not know the backend carries the workflow's cool-down", async () => {
     const opener = `opener-${randomUUID().slice(0, 8)}`;
     const held = `held-${randomUUID().slice(0, 8)}`;

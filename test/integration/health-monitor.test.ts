@@ -70,6 +70,23 @@ describe('the health monitor', () => {
     }
   });
 
+  it('a backend idle past idleMs is read again before its next attempt is admitted: a reset meanwhile is seen', async () => {
+    const monitor = new HealthMonitor({ flushMs: 50, refreshMs: 100, idleMs: 300 });
+    try {
+      const b = backend('idle');
+      expect(await monitor.admit(fx.temporal.client, taskQueue, b, S)).toEqual({ kind: 'send' });
+      monitor.report(taskQueue, b, { at: Date.now(), class: 'RateLimited', openUntil: Date.now() + 600_000 });
+      await untilHealth(b, (s) => s.breaker.phase === 'open');
+      await sleep(600); // idle: no longer re-read
+      const reset = await runCli(['health', 'reset', b], cliEnv(taskQueue));
+      expect(reset.code, reset.stderr).toBe(0);
+      await untilHealth(b, (s) => s.breaker.phase === 'closed');
+      expect(await monitor.admit(fx.temporal.client, taskQueue, b, S)).toEqual({ kind: 'send' });
+    } finally {
+      await monitor.close();
+    }
+  });
+
   it('a slow server: at most one read and one flush in flight per backend, and no outcome is lost', async () => {
     // The server answers describes and signals after 400 ms, while the monitor's timers fire every 10 ms.
     const inFlight = { describe: 0, signalWithStart: 0 };

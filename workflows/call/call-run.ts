@@ -75,8 +75,16 @@ export class CallRun {
    * activity is scheduled (as the history reader rebuilds it) and a cancel during the check opens no record.
    */
   private async routed(decision: AttemptDecision): Promise<Decision> {
+    const askedAt = Date.now();
     this.route = await routeOf(this.call.backends[decision.backend] as string, this.call.worker);
-    return cancelRequested() ? cancelledStop(decision.state) : decision;
+    // The check's marker may have moved workflow time (a slow local activity): the stop rules again, as after a
+    // wait, so a call it left without time for an attempt stops `deadline` instead of sending one that cannot.
+    const nowMs = Date.now();
+    return beforeAttempt(this.call.plan, decision, {
+      cancelRequested: cancelRequested(),
+      nowMs,
+      waited: nowMs > askedAt,
+    });
   }
 
   /** Opens the record of the attempt `decision` starts, and publishes that it starts. */

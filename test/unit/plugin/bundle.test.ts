@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ModelRetryPlugin } from '../../../plugin/index.js';
+import { ModelRetryPlugin, modelRetryWebpackConfigHook } from '../../../plugin/index.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/concat-workflows.ts', import.meta.url));
 const noop = () => undefined;
@@ -36,5 +36,24 @@ describe("the workflow bundle as ModelRetryPlugin builds it (model-retry's modul
     for (const name of ['modelCallWorkflow', 'agentTurnWorkflow', 'modelRetryHealthWorkflow']) {
       expect(code, name).toMatch(new RegExp(`async function ${name}\\(`));
     }
+  });
+});
+
+describe("modelRetryWebpackConfigHook and the user's own webpack settings", () => {
+  const base = { mode: 'development' as const, plugins: [] };
+
+  it('concatenates when the user said nothing of it, after their own hook', () => {
+    const hook = modelRetryWebpackConfigHook((c) => ({ ...c, devtool: false }));
+    const out = hook(base);
+    expect(out.devtool).toBe(false);
+    expect(out.optimization).toMatchObject({ concatenateModules: true, usedExports: false });
+  });
+
+  it.each([
+    ['turned concatenation off', { concatenateModules: false }],
+    ['kept only used exports', { usedExports: true }],
+  ])('leaves the bundle as the user made it when they %s', (_name, optimization) => {
+    const mine = { ...base, optimization };
+    expect(modelRetryWebpackConfigHook(() => mine)(base)).toBe(mine);
   });
 });

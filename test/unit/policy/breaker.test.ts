@@ -201,6 +201,23 @@ describe('the breaker: half-open and probes', () => {
     expect(claimProbe(b, 'next', 2400).probe).toEqual({ id: 'next', grantedAt: 2400 });
   });
 
+  it('a probe whose attempt sent nothing is given back at once: another may be granted, nothing else changes', () => {
+    const b = claimProbe(tripped(), 'unsent', 1400);
+    const back = recordOutcome(b, { at: 1450, probe: 'unsent', unsent: true }, 1450, S);
+    expect(back).toMatchObject({ phase: 'half-open', coolDownMs: b.coolDownMs, recent: b.recent });
+    expect(back).not.toHaveProperty('probe');
+    expect(admission(back, 1451)).toEqual({ kind: 'claim' });
+    expect(claimProbe(back, 'next', 1451).probe).toEqual({ id: 'next', grantedAt: 1451 });
+  });
+
+  it.each([
+    ['another probe is out', claimProbe(tripped(), 'other', 1400), 'mine'],
+    ['closed', initialBreaker(0, S), 'mine'],
+    ['open', tripped(), 'mine'],
+  ])('an unsent outcome changes nothing when %s', (_name, b, id) => {
+    expect(recordOutcome(b, { at: 1450, probe: id, unsent: true }, 1450, S)).toBe(b);
+  });
+
   it('admission: closed sends, open cools until until, half-open with no probe claims', () => {
     expect(admission(initialBreaker(0, S), 5)).toEqual({ kind: 'send' });
     expect(admission(tripped(), 800)).toEqual({ kind: 'cooling', retryAfterMs: 500 });

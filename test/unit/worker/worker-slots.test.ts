@@ -34,6 +34,13 @@ describe("a worker's slots", () => {
     expect(b.activityTaskSlotSupplier.controller).toBe(controller);
   });
 
+  it('default to one controller per process: two workers made separately share it', () => {
+    const a = workerSlots().tuner as { activityTaskSlotSupplier: { controller?: unknown } };
+    const b = workerSlots().tuner as typeof a;
+    expect(a.activityTaskSlotSupplier.controller).toBeDefined();
+    expect(b.activityTaskSlotSupplier.controller).toBe(a.activityTaskSlotSupplier.controller);
+  });
+
   it('are fixed, and the tuner left out, whenever the user names any slot count (the SDK refuses both)', () => {
     for (const tuning of subsets.slice(1)) {
       const slots = workerSlots(tuning);
