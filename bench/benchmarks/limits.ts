@@ -149,7 +149,7 @@ function table(sides: Side[], plan: Plan) {
  */
 export const limits: Benchmark = {
   name: 'limits',
-  title: '7. Limits: requestsPerSecond across two worker processes',
+  title: '8. Limits: requestsPerSecond across two worker processes',
   async run(ctx) {
     const plan = ctx.size === 'quick' ? QUICK : FULL;
     const dir = mkdtempSync(join(tmpdir(), 'model-retry-bench-limits-'));
