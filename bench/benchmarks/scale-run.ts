@@ -91,7 +91,7 @@ export async function runScale(ctx: BenchContext, spec: ScaleSpec): Promise<Scal
   let succeeded = 0;
   const settled = Promise.all(
     handles.map(({ handle, sentAt }) =>
-      handle.result().then(
+      resultOf(handle).then(
         () => {
           // A call that ends after the limit was already counted as unfinished.
           if (!open.delete(handle)) return;
@@ -136,6 +136,23 @@ export async function runScale(ctx: BenchContext, spec: ScaleSpec): Promise<Scal
       ...(server1 !== undefined && cpu0.server !== undefined ? { server: server1 - cpu0.server } : {}),
     },
   };
+}
+
+/**
+ * The call's result, as the host waits for it: a long poll of its history per call. 5,000 such polls at once pass
+ * the server's limit of concurrent long polls per namespace (`RESOURCE_EXHAUSTED: namespace concurrent poller limit
+ * exceeded`), which refuses the poll, not the call: asked again after a short pause (a closed run's poll answers at
+ * once), so a refused wait is not counted as a failed call.
+ */
+async function resultOf(handle: WorkflowHandle): Promise<unknown> {
+  for (;;) {
+    try {
+      return await handle.result();
+    } catch (error) {
+      if (!describe(error).includes('RESOURCE_EXHAUSTED')) throw error;
+      await new Promise((r) => setTimeout(r, 250 + Math.random() * 500));
+    }
+  }
 }
 
 /** A failed call's error and its causes, in one line. */
