@@ -85,19 +85,11 @@ function deltaOf(data: string): Partial<StreamDelta> | undefined {
 /**
  * Before the run ends: releases waiting subscribers with what the log holds (their polls answer now instead of
  * being abandoned) and waits for the handlers in flight, even in a cancelled run. Adds no history event.
- * `undefined` when no handler is in flight (the usual case): nothing to wait for, so no scope, no condition and
- * no promise, which Temporal's sandbox pays for with a stack trace each (issue 22).
+ * `undefined` when there is nothing to wait for (no stream, or no handler in flight: nobody subscribed, the usual
+ * case): then no scope, no condition and no promise, which Temporal's sandbox pays for with a stack trace each
+ * (issue 22). Handlers start only with an activation's jobs, so none can start before the run ends in this one.
  */
 export function closeStream(): Promise<void> | undefined {
-  return closeStreamIfWaiting();
-}
-
-/**
- * `closeStream` that makes no promise when there is nothing to wait for (no stream, or no handler in flight:
- * nobody subscribed, the common case), since every promise costs a stack trace in Temporal's sandbox; else the
- * wait. Handlers start only with an activation's jobs, so none can start before the run ends in this one.
- */
-export function closeStreamIfWaiting(): Promise<void> | undefined {
   const stream = current;
   if (!stream) return undefined;
   stream.detachPollers();

@@ -5,7 +5,7 @@ import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
 import { resumeCallCount } from '../call/call-log.js';
 import { recordStop, stopReasonOf, trackClassesMet } from '../call/call-stop.js';
 import { inputFailure } from '../call/input-failure.js';
-import { closeStream, closeStreamIfWaiting, workflowStream } from '../stream.js';
+import { closeStream, workflowStream } from '../stream.js';
 import {
   DEFAULT_MAX_STEPS,
   InvalidAgentTurnInputError,
@@ -50,7 +50,7 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
   }
   await recordStop(result.stopReason, turn.attempts());
   // Nobody subscribed (the common case): nothing to wait for, and no promise made for it.
-  const closing = closeStreamIfWaiting();
+  const closing = closeStream();
   if (closing) await closing;
   return result;
 }
