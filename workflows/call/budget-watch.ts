@@ -1,7 +1,7 @@
 import { correctionTokens, largestOutput, spentSoFar } from '../../policy/index.js';
 import type { AddedInput, Budget, BudgetOutlook, Spent } from '../../policy/index.js';
 import type { AttemptRecord } from '../../common/call.js';
-import { workerConfig } from './worker-config.js';
+import type { WorkerConfig } from '../../common/worker-config.js';
 
 /** What an agent turn's earlier calls spent, for a call under the turn's budget. */
 export interface SpentBefore {
@@ -64,9 +64,15 @@ export class BudgetWatch {
   }
 }
 
-/** The call's budget watch, or `undefined` for a call without a budget (which asks the worker nothing). */
-export async function watchBudget(
+/**
+ * The call's budget watch, or `undefined` for a call without a budget. `config` is the worker's answer
+ * (`workerConfig`, asked once per run): the prices of the call's backends, or `undefined` when the worker could
+ * not answer (the prices are then unknown). Not async: the caller has the answer already, and an await would be
+ * a promise Temporal's sandbox takes a stack trace of (issue 22).
+ */
+export function watchBudget(
   budget: Budget | undefined,
+  config: WorkerConfig | undefined,
   setup: {
     backends: string[];
     records: readonly AttemptRecord[];
@@ -74,9 +80,8 @@ export async function watchBudget(
     maxOutputTokens: number | undefined;
     before: SpentBefore | undefined;
   },
-): Promise<BudgetWatch | undefined> {
+): BudgetWatch | undefined {
   if (budget === undefined) return undefined;
-  const config = await workerConfig();
   const pricing = Object.fromEntries(
     setup.backends.flatMap((model) => {
       const price = config?.pricing?.[model];

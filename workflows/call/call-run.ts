@@ -43,29 +43,41 @@ export class CallRun {
   /**
    * Waits the decision's time (a durable timer), then checks what may stand between it and the attempt: a stop
    * rule, and where the attempt runs (a cooling check may run first: a marker, during which a cancel may come).
+   * The next decision at once when there is nothing to wait for (no timer, no check): a promise only where
+   * something is awaited, since Temporal's sandbox takes a stack trace of each one (issue 22).
    */
-  async wait(decision: AttemptDecision): Promise<Decision> {
-    const { status, records, plan } = this.call;
-    if (decision.waitMs > 0) {
-      status.state = 'waiting';
-      status.waitingUntil = iso(Date.now() + decision.waitMs);
-      const summary =
-        records.length > 0
-          ? waitSummary(decision.waitMs, records.at(-1))
-          : `wait ${decision.waitMs} ms: every backend is inside a retry-after`;
-      try {
-        await sleep(decision.waitMs, { summary });
-      } catch (error) {
-        this.cancellation = error;
-        return cancelledStop(decision.state);
-      } finally {
-        delete status.waitingUntil;
-      }
+  wait(decision: AttemptDecision): Decision | Promise<Decision> {
+    if (decision.waitMs > 0) return this.waited(decision);
+    return this.checked(decision, false);
+  }
+
+  /** The durable timer of `wait`, then its checks. */
+  private async waited(decision: AttemptDecision): Promise<Decision> {
+    const { status, records } = this.call;
+    status.state = 'waiting';
+    status.waitingUntil = iso(Date.now() + decision.waitMs);
+    const summary =
+      records.length > 0
+        ? waitSummary(decision.waitMs, records.at(-1))
+        : `wait ${decision.waitMs} ms: every backend is inside a retry-after`;
+    try {
+      await sleep(decision.waitMs, { summary });
+    } catch (error) {
+      this.cancellation = error;
+      return cancelledStop(decision.state);
+    } finally {
+      delete status.waitingUntil;
     }
-    const next = beforeAttempt(plan, decision, {
+    const next = this.checked(decision, true);
+    return next instanceof Promise ? await next : next;
+  }
+
+  /** The stop rules before an attempt (after its wait, if any), then where it runs. */
+  private checked(decision: AttemptDecision, waited: boolean): Decision | Promise<Decision> {
+    const next = beforeAttempt(this.call.plan, decision, {
       cancelRequested: cancelRequested(),
       nowMs: Date.now(),
-      waited: decision.waitMs > 0,
+      waited,
     });
     return next.kind === 'attempt' ? this.routed(next) : next;
   }
@@ -74,11 +86,24 @@ export class CallRun {
    * Decides where `decision`'s attempt runs before its record opens, so that the record's start is the time its
    * activity is scheduled (as the history reader rebuilds it) and a cancel during the check opens no record.
    */
-  private async routed(decision: AttemptDecision): Promise<Decision> {
+  private routed(decision: AttemptDecision): Decision | Promise<Decision> {
     const askedAt = Date.now();
-    this.route = await routeOf(this.call.backends[decision.backend] as string, this.call.worker);
-    // The check's marker may have moved workflow time (a slow local activity): the stop rules again, as after a
-    // wait, so a call it left without time for an attempt stops `deadline` instead of sending one that cannot.
+    const route = routeOf(this.call.backends[decision.backend] as string, this.call.worker);
+    if (!(route instanceof Promise)) {
+      this.route = route;
+      return this.afterRoute(decision, askedAt);
+    }
+    return route.then((checked) => {
+      this.route = checked;
+      return this.afterRoute(decision, askedAt);
+    });
+  }
+
+  /**
+   * The check's marker may have moved workflow time (a slow local activity): the stop rules again, as after a
+   * wait, so a call it left without time for an attempt stops `deadline` instead of sending one that cannot.
+   */
+  private afterRoute(decision: AttemptDecision, askedAt: number): Decision {
     const nowMs = Date.now();
     return beforeAttempt(this.call.plan, decision, {
       cancelRequested: cancelRequested(),
@@ -98,20 +123,27 @@ export class CallRun {
     return record;
   }
 
-  /** Runs the attempt of `record` (one activity, no Temporal retry) where `wait` routed it. */
-  async attempt(record: AttemptRecord): Promise<Ended> {
+  /**
+   * Starts the attempt of `record` (one activity, no Temporal retry) where `wait` routed it, and returns the
+   * activity's own promise: the caller awaits it and hands what it threw to `raised` (no async wrapper, whose
+   * promise Temporal's sandbox would take a stack trace of, issue 22). Scheduling it is inside the attempt: what
+   * that throws is what the promise rejects with.
+   */
+  attempt(record: AttemptRecord): Promise<ModelRequestResult> {
     const { taskQueue, held } = this.route;
     const messages = this.corrections.messages(this.call.messages);
     const request = attemptRequest(this.call, record, { messages, after: this.after, held });
     try {
       const scheduledAt = Date.parse(record.startedAt);
-      return {
-        kind: 'answered',
-        result: await modelRequest(this.call.plan, request, scheduledAt, taskQueue),
-      };
+      return modelRequest(this.call.plan, request, scheduledAt, taskQueue);
     } catch (error) {
-      return { kind: 'raised', error, outcome: outcomeOf(error, cancelRequested()) };
+      return Promise.reject(error as Error);
     }
+  }
+
+  /** How an attempt ended that threw `error` (a failure, a timeout, a cancellation). */
+  raised(error: unknown): Ended {
+    return { kind: 'raised', error, outcome: outcomeOf(error, cancelRequested()) };
   }
 
   /** Writes how the attempt ended into its record (as the history reader will), and says it to the policy. */

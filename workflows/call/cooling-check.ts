@@ -24,9 +24,10 @@ export interface AttemptRoute {
  * user's own without the activity) leaves the attempt on its queue.
  *
  * Run before the attempt's record opens: the marker moves workflow time, and a cancellation may come while it
- * runs (the caller checks again after it).
+ * runs (the caller checks again after it). Not async: the route is known at once unless the check runs, and only
+ * then is there a promise (each one costs a stack trace in Temporal's sandbox, issue 22).
  */
-export async function routeOf(model: string, worker: CallSetup['worker']): Promise<AttemptRoute> {
+export function routeOf(model: string, worker: CallSetup['worker']): AttemptRoute | Promise<AttemptRoute> {
   const callQueue = workflowInfo().taskQueue;
   const taskQueue = attemptQueueOf(callQueue, model, worker?.limits);
   if (taskQueue === undefined) return {};
@@ -34,6 +35,8 @@ export async function routeOf(model: string, worker: CallSetup['worker']): Promi
   const watched =
     worker?.healthWatchedLimits?.some((key) => limitQueue(callQueue, key) === taskQueue) ?? true;
   if (!watched) return { taskQueue };
-  const retryAfterMs = await backendCooling(model).catch(() => undefined);
-  return retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } };
+  return backendCooling(model).then(
+    (retryAfterMs) => (retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } }),
+    () => ({ taskQueue }),
+  );
 }

@@ -19,8 +19,10 @@ export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCal
     result = await callModel(input);
   } catch (error) {
     const reason = stopReasonOf(error);
-    if (reason) await recordStop(reason, runAttempts());
-    await closeStream();
+    const recorded = reason ? recordStop(reason, runAttempts()) : undefined;
+    if (recorded) await recorded;
+    const closed = closeStream();
+    if (closed) await closed;
     throw error;
   }
   // Both are usually done at once (`undefined`): awaited only when not, since every await is a promise the

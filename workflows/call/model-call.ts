@@ -7,6 +7,7 @@ import { inputFailure } from './input-failure.js';
 import { nextCallId, openCallEntry } from './call-log.js';
 import { iso } from './call-summary.js';
 import { CallRun } from './call-run.js';
+import type { Ended } from './call-run.js';
 import { noteClassesMet } from './call-stop.js';
 import { CallTrace } from './call-trace.js';
 import { CallStream } from './call-stream.js';
@@ -25,8 +26,9 @@ import type { CheckedOutput } from './call-output.js';
 import { HistoryWatch } from './history-watch.js';
 import { watchBudget } from './budget-watch.js';
 import type { SpentBefore } from './budget-watch.js';
-import { workerConfig } from './worker-config.js';
+import { workerConfig, workerConfigAnswered } from './worker-config.js';
 import { jsonBytes } from '../turn/turn-input.js';
+import { objectBytes } from '../turn/conversation-bytes.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
 import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
 
@@ -61,6 +63,11 @@ export interface CallModelOptions {
    * `input.budget` then bounds the total.
    */
   spentBefore?: SpentBefore;
+  /**
+   * The UTF-8 JSON bytes of `input.messages` when the caller keeps that count (an agent turn counts its
+   * conversation as it grows, not again at every step); ignored when `input` has a `system` or a `prompt`.
+   */
+  messagesBytes?: number;
 }
 
 /**
@@ -93,19 +100,24 @@ export async function callModel(
   const stream = new CallStream(callId, streaming, options.stream);
   const shared = options.notBefore;
   // Asked once per run at the first call's start (one marker in history): limits, prices and the payload store.
-  const config = await workerConfig();
-  const history = watchHistory(messages, tools, input.settings, config?.payloadStore === true);
-  // Without a budget nothing is awaited (an await is a promise, which Temporal's stack-trace hook captures).
-  const budget =
-    input.budget === undefined
-      ? undefined
-      : await watchBudget(input.budget, {
-          backends,
-          records,
-          inputBytes: jsonBytes({ messages, ...(tools ? { tools } : {}) }),
-          maxOutputTokens: input.settings?.maxOutputTokens,
-          before: options.spentBefore,
-        });
+  // A later call of the run has the answer already and awaits nothing (an await is a promise, which Temporal's
+  // stack-trace hook captures, issue 22).
+  const answered = workerConfigAnswered();
+  const config = answered ? answered.config : await workerConfig();
+  const sizes = inputSizes(
+    messages,
+    tools,
+    input.settings,
+    input.system === undefined && input.prompt === undefined ? options.messagesBytes : undefined,
+  );
+  const history = new HistoryWatch(sizes.withSettings, config?.payloadStore === true);
+  const budget = watchBudget(input.budget, config, {
+    backends,
+    records,
+    inputBytes: sizes.withoutSettings,
+    maxOutputTokens: input.settings?.maxOutputTokens,
+    before: options.spentBefore,
+  });
   const call = new CallRun({
     callId,
     input,
@@ -136,16 +148,26 @@ export async function callModel(
   try {
     while (next.kind === 'attempt') {
       spans.waiting(next, records.at(-1));
-      next = await call.wait(next);
+      // Awaited only when there is something to wait for (a timer, a cooling check): see `CallRun.wait`.
+      const checked = call.wait(next);
+      next = checked instanceof Promise ? await checked : checked;
       if (next.kind === 'stop') break;
       const record = call.open(next);
       const span = spans.attempt(record, () => call.attempt(record));
-      const ended = await span.value;
-      const done = span.done;
+      let ended: Ended;
+      try {
+        ended = { kind: 'answered', result: await span.value };
+      } catch (error) {
+        ended = call.raised(error);
+      }
       next = call.decide(next.state, record, call.record(record, ended));
-      done(ended.kind === 'answered' ? ended.result : undefined);
-      // A call that stops here sets the classes with the rest at its stop: no second upsert.
-      if (record.failure && next.kind === 'attempt') await noteClassesMet(records);
+      span.done(ended.kind === 'answered' ? ended.result : undefined);
+      // A call that stops here sets the classes with the rest at its stop: no second upsert. Usually there is
+      // nothing to wait for (`undefined`), and then nothing is awaited.
+      if (record.failure && next.kind === 'attempt') {
+        const noted = noteClassesMet(records);
+        if (noted) await noted;
+      }
     }
     spans.stopped(next, records);
   } catch (error) {
@@ -156,17 +178,22 @@ export async function callModel(
 }
 
 /**
- * The run's history watch. With a payload store, the input is stored as a reference and neither Temporal's 2 MB
- * payload limit nor its size in history applies to it.
+ * The attempt input's UTF-8 JSON bytes as workflow code sees it: with the settings for the history watch (with a
+ * payload store, the input is stored as a reference and neither Temporal's 2 MB payload limit nor its size in
+ * history applies to it), without them for the budget. Each part is serialized once; `messagesBytes` is the
+ * messages' own count when the caller keeps it (an agent turn, whose conversation grows by a few messages a step).
  */
-function watchHistory(
+function inputSizes(
   messages: ModelRequestInput['messages'],
   tools: ModelRequestInput['tools'],
   settings: ModelCallInput['settings'],
-  payloadStore: boolean,
-): HistoryWatch {
-  const inputBytes = jsonBytes({ messages, ...(tools ? { tools } : {}), ...(settings ? { settings } : {}) });
-  return new HistoryWatch(inputBytes, payloadStore);
+  messagesBytes: number | undefined,
+): { withSettings: number; withoutSettings: number } {
+  const parts: [string, number][] = [['messages', messagesBytes ?? jsonBytes(messages)]];
+  if (tools) parts.push(['tools', jsonBytes(tools)]);
+  const withoutSettings = objectBytes(parts);
+  if (!settings) return { withSettings: withoutSettings, withoutSettings };
+  return { withSettings: objectBytes([...parts, ['settings', jsonBytes(settings)]]), withoutSettings };
 }
 
 function prepare(

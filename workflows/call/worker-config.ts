@@ -18,8 +18,10 @@ const { modelRetryConfig } = proxyLocalActivities<WorkerConfigActivities>({
   },
 });
 
-/** The run's answer (module state is per workflow run in the sandbox): asked once, then reused. */
+/** The run's ask (module state is per workflow run in the sandbox): made once, then reused. */
 let asked: Promise<WorkerConfig | undefined> | undefined;
+/** The answer once it came (`{ config }`; `config` is `undefined` when the worker could not answer). */
+let answered: { config: WorkerConfig | undefined } | undefined;
 
 /**
  * What the worker says of itself (`WorkerConfig`), asked once per run through a local activity (one marker
@@ -27,6 +29,17 @@ let asked: Promise<WorkerConfig | undefined> | undefined;
  * answer (a worker of the user's own without model-retry's activities): callers then assume the defaults.
  */
 export function workerConfig(): Promise<WorkerConfig | undefined> {
-  asked ??= modelRetryConfig().catch(() => undefined);
+  asked ??= modelRetryConfig().then(
+    (config) => (answered = { config }).config,
+    () => (answered = { config: undefined }).config,
+  );
   return asked;
+}
+
+/**
+ * The worker's answer when it came already (a run's later calls), else `undefined`: a caller that has it needs
+ * no await, and so no promise, which Temporal's sandbox pays for with a stack trace (issue 22).
+ */
+export function workerConfigAnswered(): { config: WorkerConfig | undefined } | undefined {
+  return answered;
 }

@@ -44,11 +44,16 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
   } catch (error) {
     // Continue-as-new is no stop (no stop reason); an input refused without a stop reason is not recorded either.
     const reason = turn.stopReason ?? stopReasonOf(error);
-    if (reason) await recordStop(reason, turn.attempts());
-    await closeStream();
+    const recorded = reason ? recordStop(reason, turn.attempts()) : undefined;
+    if (recorded) await recorded;
+    const closed = closeStream();
+    if (closed) await closed;
     throw error;
   }
-  await recordStop(result.stopReason, turn.attempts());
+  // Usually done at once (`undefined`): awaited only when not, since every await is a promise the sandbox takes
+  // a stack trace of (issue 22). The commands are the same either way.
+  const recorded = recordStop(result.stopReason, turn.attempts());
+  if (recorded) await recorded;
   // Nobody subscribed (the common case): nothing to wait for, and no promise made for it.
   const closing = closeStream();
   if (closing) await closing;

@@ -19,6 +19,7 @@ import { callModel } from '../call/model-call.js';
 import type { SpentBefore } from '../call/budget-watch.js';
 import { handOverStream } from '../stream.js';
 import { jsonBytes, tooLarge } from './turn-input.js';
+import { ConversationBytes, objectBytes } from './conversation-bytes.js';
 import type { TurnState } from './turn-state.js';
 import { startToolCalls, toolCallsEnded } from './turn-tools.js';
 import type { OneEnd, StartedToolCalls } from './turn-tools.js';
@@ -43,6 +44,10 @@ export class TurnSteps {
   private readonly modelTools: ToolDefinition[];
   /** The tool calls the latest answer asked for. */
   private toolCalls: ToolCall[] = [];
+  /** The conversation's bytes, counted as it grows (each message once). */
+  private readonly conversation = new ConversationBytes();
+  /** The bytes of `modelTools`, the same at every step. */
+  private readonly toolsBytes: number;
 
   constructor(
     private readonly input: AgentTurnInput,
@@ -54,6 +59,7 @@ export class TurnSteps {
       ...(description !== undefined ? { description } : {}),
       inputSchema,
     }));
+    this.toolsBytes = jsonBytes(this.modelTools);
   }
 
   /**
@@ -65,10 +71,14 @@ export class TurnSteps {
     const { turn } = this;
     const done = turn.steps.at(-1)?.step ?? 0;
     if (done >= turn.maxSteps) return end('max-steps', `${turn.maxSteps} steps (maxSteps) were made`);
-    // The conversation's size, once per step: the history check and the size limit both read it.
+    // The conversation's size (`{ messages, tools }` as JSON), once per step: the history check and the size
+    // limit both read it. Only the messages added since the last step are serialized.
     let bytes: number | undefined;
     const conversationBytes = () =>
-      (bytes ??= jsonBytes({ messages: turn.messages, tools: this.modelTools }));
+      (bytes ??= objectBytes([
+        ['messages', this.conversation.of(turn.messages)],
+        ['tools', this.toolsBytes],
+      ]));
     if (done > 0 && (workflowInfo().continueAsNewSuggested || this.nearHistoryLimit(conversationBytes())))
       return CONTINUE_AS_NEW;
     if (!fitsDeadline(turn.plan, Date.now(), 0))
@@ -120,6 +130,7 @@ export class TurnSteps {
         plan: turn.plan,
         notBefore: turn.notBefore,
         ...spentBeforeOf(turn),
+        messagesBytes: this.conversation.of(turn.messages),
         onStart: (call) => {
           step.callId = call.callId;
           step.attempts = call.records;

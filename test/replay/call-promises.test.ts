@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { promiseHooks } from 'node:v8';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { workflowsPath } from '../../worker/worker.js';
+
+const HISTORIES = fileURLToPath(new URL('./histories/', import.meta.url));
+
+try {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+} catch {
+  // Already installed in this process.
+}
+
+const noop = () => undefined;
+const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
+/** The first frame of the project's own workflow code on a stack (source-mapped by Temporal's sandbox). */
+const OWN = /\/(workflows\/[^):]+):\d+/;
+
+/**
+ * Replays a recorded history and counts the promises created with the call's code (workflows/call/) nearest on
+ * the stack: each costs a stack trace in Temporal's sandbox (its promise hook), most of a call's workflow CPU
+ * beyond the floor's (issue 22). Replay runs workflow code in this thread.
+ */
+async function callPromises(bundle: WorkflowBundle, name: string): Promise<Record<string, number>> {
+  const history = JSON.parse(readFileSync(`${HISTORIES}${name}.json`, 'utf8')) as unknown;
+  const byFile: Record<string, number> = {};
+  const stop = promiseHooks.onInit((promise: Promise<unknown>) => {
+    // Only the workflow context's promises (their constructor is the sandbox's Promise).
+    if (promise.constructor === Promise) return;
+    const ContextError = promise.constructor.constructor('return Error')() as ErrorConstructor;
+    const stack = new ContextError().stack ?? '';
+    const file = stack
+      .split('\n')
+      .slice(2)
+      .map((line) => OWN.exec(line)?.[1])
+      .find((f) => f !== undefined);
+    if (file?.startsWith('workflows/call/')) byFile[file] = (byFile[file] ?? 0) + 1;
+  });
+  try {
+    await Worker.runReplayHistory({ workflowBundle: bundle }, history, `replay-${name}`);
+  } finally {
+    stop();
+  }
+  return byFile;
+}
+
+const total = (byFile: Record<string, number>) => Object.values(byFile).reduce((a, b) => a + b, 0);
+
+describe("a model call's own promises", () => {
+  let bundle: WorkflowBundle;
+  beforeAll(async () => {
+    bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quiet });
+  }, 180_000);
+
+  // What the code makes now, and what it made when every step of the attempt loop was an async function and
+  // every call awaited the worker's config (50 and 45).
+  it.each([
+    ['success-after-failures', 'three attempts and two waits in one call', 29],
+    ['turn-tool-and-502', "an agent turn's two calls, one retried after a 502", 23],
+  ])(
+    'replaying %s (%s) makes at most %i: the activities, the timers, the worker config once per run',
+    async (name, _what, most) => {
+      const byFile = await callPromises(bundle, name);
+      expect(total(byFile), JSON.stringify(byFile)).toBeLessThanOrEqual(most);
+    },
+    60_000,
+  );
+
+  it("a run's later calls ask nothing of the worker config: it is awaited once per run", async () => {
+    const byFile = await callPromises(bundle, 'turn-tool-and-502');
+    // The local activity's own promises and the one `then` of the first call's ask; none for the second call.
+    expect(byFile['workflows/call/worker-config.ts']).toBe(6);
+    // `callModel` itself (two calls), the await of the config at the first call only, the await of each of the
+    // three attempts and of the one wait: 7 (12 when each call awaited the config and each step).
+    expect(byFile['workflows/call/model-call.ts']).toBeLessThanOrEqual(2 + 1 + 3 + 1);
+  }, 60_000);
+});
