@@ -119,17 +119,24 @@ export class HealthMonitor {
     const key = entryKey(taskQueue, backend);
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      entry = newEntry(taskQueue, backend, settings);
+      entry = newEntry(this.worker, taskQueue, backend, settings);
       this.entries.set(key, entry);
       await this.refresh(entry).catch(() => undefined);
-    } else if (entry.lastUsed <= Date.now() - this.idleMs) {
-      // Idle past `idleMs`: no longer re-read, so the copy may be minutes old (the fleet may have opened or reset
-      // the backend meanwhile): read it again before it decides an attempt, as for a new entry.
-      await this.refresh(entry).catch(() => undefined);
+    } else {
+      await this.readIfIdle(entry);
     }
     entry.settings = settings;
     entry.lastUsed = Date.now();
     return entry;
+  }
+
+  /**
+   * Idle past `idleMs`: no longer re-read, so the copy may be minutes old (the fleet may have opened or reset the
+   * backend meanwhile): read it again before it decides an attempt, as for a new entry.
+   */
+  private async readIfIdle(entry: Entry): Promise<void> {
+    if (entry.lastUsed > Date.now() - this.idleMs) return;
+    await this.refresh(entry).catch(() => undefined);
   }
 
   private start(): void {
@@ -154,17 +161,24 @@ export class HealthMonitor {
     return e.flushing ?? Promise.resolve();
   }
 
-  /** One batch: on failure its outcomes go back to the front of the queue, for the next flush. */
+  /**
+   * One batch, numbered: it counts as sent while on its way (a state read meanwhile keeps it applied, see
+   * `applySnapshot`); on failure its outcomes go back to the front of the queue, for the next flush.
+   */
   private async send(e: Entry): Promise<void> {
-    const outcomes = e.pending.splice(0);
-    // The workflow's state has them once it was read from a task that started after the signal; taking the time
-    // before sending errs towards forgetting them a moment early, never towards counting them twice.
-    const at = Date.now();
+    e.seq += 1;
+    const batch = { outcomes: e.pending.splice(0), seq: e.seq, at: Date.now() };
+    e.sent.push(batch);
+    const arg: OutcomeBatch = {
+      outcomes: batch.outcomes,
+      settings: e.settings,
+      from: { worker: this.worker, seq: batch.seq },
+    };
     try {
-      await this.signal(e, HEALTH_OUTCOMES_SIGNAL, { outcomes, settings: e.settings });
-      e.sent.push({ outcomes, at });
+      await this.signal(e, HEALTH_OUTCOMES_SIGNAL, arg);
     } catch {
-      e.pending.unshift(...outcomes);
+      e.sent = e.sent.filter((b) => b !== batch);
+      e.pending.unshift(...batch.outcomes);
     }
   }
 
