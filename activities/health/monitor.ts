@@ -9,6 +9,7 @@ import type { MetricMeter } from '@temporalio/common';
 import { admission, recordOutcome } from '../../policy/index.js';
 import type { Admission, AttemptOutcome, BreakerSettings } from '../../policy/index.js';
 import { HEALTH_CLAIM_SIGNAL, HEALTH_OUTCOMES_SIGNAL, healthWorkflowId } from '../../common/health.js';
+import type { OutcomeBatch } from '../../common/health.js';
 import { applySnapshot, entryKey, newEntry } from './backend-entry.js';
 import type { Entry } from './backend-entry.js';
 import { measureBreaker, readHealth } from './read.js';
@@ -65,14 +66,16 @@ export class HealthMonitor {
   }
 
   /**
-   * How long `backend` is still cooling by this worker's copy, without asking the workflow or taking a probe:
-   * `undefined` when it is not (closed, a free probe, or a backend this worker has not seen yet). A check is a
-   * use: attempts held back by it never `admit`, and the copy they are held by must keep being re-read, or a
-   * `health reset` (or the end of an opening) would never reach them.
+   * How long `backend` is still cooling by this worker's copy, without taking a probe: `undefined` when it is not
+   * (closed, a free probe, or a backend this worker has not seen yet). A check is a use: attempts held back by it
+   * never `admit`, and the copy they are held by must keep being re-read, or a `health reset` (or the end of an
+   * opening) would never reach them. A copy idle past `idleMs` (no longer re-read: it may be minutes old) is read
+   * again first, as `admit` does, so that a stale `open` holds no attempt.
    */
-  coolingFor(taskQueue: string, backend: string): number | undefined {
+  async coolingFor(taskQueue: string, backend: string): Promise<number | undefined> {
     const entry = this.entries.get(entryKey(taskQueue, backend));
     if (entry === undefined) return undefined;
+    await this.readIfIdle(entry);
     entry.lastUsed = Date.now();
     const a = admission(entry.breaker, Date.now(), entry.claims);
     return a.kind === 'cooling' ? a.retryAfterMs : undefined;
