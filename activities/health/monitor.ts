@@ -94,12 +94,18 @@ export class HealthMonitor {
     }
   }
 
-  /** Queues one attempt's outcome; it is applied to the local copy at once and sent with the next batch. */
+  /**
+   * Queues one attempt's outcome; it is applied to the local copy at once and sent with the next batch. One that
+   * changes the copy's phase (a trip, a retry-after, a probe's answer) is sent at once, after the batch in flight
+   * if any, not at the next flush: the rest of the fleet learns of it only through the health workflow.
+   */
   report(taskQueue: string, backend: string, outcome: AttemptOutcome): void {
     const entry = this.entries.get(entryKey(taskQueue, backend));
     if (entry === undefined) return;
     entry.pending.push(outcome);
+    const before = entry.breaker.phase;
     entry.breaker = recordOutcome(entry.breaker, outcome, Date.now(), entry.settings);
+    if (entry.breaker.phase !== before) void this.flushOne(entry).then(() => this.flushOne(entry));
   }
 
   /** Stops the timers (pending outcomes are sent first, also those queued while a batch was in flight). */

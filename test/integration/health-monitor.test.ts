@@ -153,6 +153,24 @@ describe('the health monitor', () => {
     }
   });
 
+  it("the outcome that trips a worker's copy is sent at once, not with the next batch", async () => {
+    // No flush for ten minutes: only the trip's own sending can reach the health workflow.
+    const monitor = new HealthMonitor({ flushMs: 600_000, refreshMs: 100 });
+    try {
+      const b = backend('trip-now');
+      expect(await monitor.admit(fx.temporal.client, taskQueue, b, S)).toEqual({ kind: 'send' });
+      for (let i = 0; i < 3; i++) monitor.report(taskQueue, b, { at: Date.now(), class: 'ServerError' });
+      const open = await untilHealth(b, (s) => s.breaker.phase === 'open');
+      expect(open.breaker.recent.map((r) => r.outcome)).toEqual([
+        'ServerError',
+        'ServerError',
+        'ServerError',
+      ]);
+    } finally {
+      await monitor.close();
+    }
+  });
+
   it('a slow server: at most one read and one flush in flight per backend, and no outcome is lost', async () => {
     // The server answers describes and signals after 400 ms, while the monitor's timers fire every 10 ms.
     const inFlight = { describe: 0, signalWithStart: 0 };
