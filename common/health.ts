@@ -30,12 +30,33 @@ export interface HealthInput {
   settings: BreakerSettings;
   /** The breaker carried from the run before (absent on the first). */
   breaker?: Breaker;
+  /** The batches had from each worker, carried from the run before (absent on the first). */
+  seen?: BatchesSeen;
+}
+
+/**
+ * Per worker (its monitor's id), the sequence number of the latest outcome batch the health workflow has had
+ * from it and when (workflow time, epoch ms). A worker forgets, from its copy, the batches a state read says the
+ * workflow has, and only those: a batch still on its way is neither lost nor counted twice. Entries of workers
+ * silent for {@link SEEN_KEEP_MS} are dropped.
+ */
+export type BatchesSeen = Record<string, { seq: number; at: number }>;
+
+/** How long the health workflow remembers a silent worker's latest batch. */
+export const SEEN_KEEP_MS = 10 * 60_000;
+
+/** Which worker sent a batch, and its place among that worker's batches to this backend (1, 2, ...). */
+export interface BatchFrom {
+  worker: string;
+  seq: number;
 }
 
 /** A batch of outcomes from one worker (settings ride along, so a changed providers file takes effect). */
 export interface OutcomeBatch {
   outcomes: AttemptOutcome[];
   settings: BreakerSettings;
+  /** Absent from workers from before it (their batches are then told apart by time). */
+  from?: BatchFrom;
 }
 
 /** A worker's request for the probe: the first claim received in half-open is granted, in the query's answer. */
@@ -53,4 +74,6 @@ export interface HealthSnapshot {
   breaker: Breaker;
   /** The workflow's time when it answered (epoch ms). */
   asOf: number;
+  /** The batches it has had from each worker (absent from a health workflow from before it). */
+  seen?: BatchesSeen;
 }

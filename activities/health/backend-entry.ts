@@ -5,19 +5,25 @@
  */
 import { initialBreaker, recordOutcome } from '../../policy/index.js';
 import type { AttemptOutcome, Breaker, BreakerSettings } from '../../policy/index.js';
+import { SEEN_KEEP_MS } from '../../common/health.js';
 import type { HealthSnapshot } from '../../common/health.js';
 
 export interface Entry {
+  /** This worker's monitor id (the `from` of its batches). */
+  worker: string;
   taskQueue: string;
   backend: string;
   settings: BreakerSettings;
   breaker: Breaker;
   pending: AttemptOutcome[];
   /**
-   * Outcomes sent, with when their signal was accepted: until a state read from after then (the workflow has
-   * them), they stay applied to the local copy, so a read that raced the signal cannot undo what they did.
+   * Outcome batches sent or on their way, with their sequence number and when they were sent: until a state read
+   * says the workflow has them (its `seen` has this worker at `seq` or later), they stay applied to the local
+   * copy, so a read that raced the signal cannot undo what they did.
    */
-  sent: { outcomes: AttemptOutcome[]; at: number }[];
+  sent: SentBatch[];
+  /** The sequence number of this worker's latest batch to this backend (0 before the first). */
+  seq: number;
   /** The workflow time of the latest state applied (epoch ms; 0 before the first read). */
   asOf: number;
   /** The trips the workflow had counted when last read (-1 before the first read): the counter adds the rest. */
@@ -36,15 +42,30 @@ export interface Entry {
   lastUsed: number;
 }
 
+/** One batch of outcomes sent (or on its way) to the health workflow. */
+export interface SentBatch {
+  outcomes: AttemptOutcome[];
+  seq: number;
+  /** When it was sent (epoch ms, this worker's clock). */
+  at: number;
+}
+
 /** A backend not read yet: closed, nothing pending. */
-export function newEntry(taskQueue: string, backend: string, settings: BreakerSettings): Entry {
+export function newEntry(
+  worker: string,
+  taskQueue: string,
+  backend: string,
+  settings: BreakerSettings,
+): Entry {
   return {
+    worker,
     taskQueue,
     backend,
     settings,
     breaker: initialBreaker(0, settings),
     pending: [],
     sent: [],
+    seq: 0,
     claims: [],
     lastUsed: 0,
     tripsSeen: -1,
@@ -64,13 +85,26 @@ export function applySnapshot(entry: Entry, snapshot: HealthSnapshot, nowMs: num
   if (snapshot.asOf < entry.asOf) return false;
   entry.asOf = snapshot.asOf;
   const local = entry.breaker;
-  // Outcomes the workflow may not have yet (not sent, or sent after the state read was made) stay in the local
-  // copy until it has them.
-  entry.sent = entry.sent.filter((batch) => batch.at > snapshot.asOf);
+  // Outcomes the workflow does not have yet (not sent, on their way, or accepted after the state read was made)
+  // stay in the local copy until it has them.
+  entry.sent = entry.sent.filter((batch) => !hasBatch(snapshot, entry.worker, batch));
   const unseen = [...entry.sent.flatMap((batch) => batch.outcomes), ...entry.pending];
   const read = unseen.reduce((b, o) => recordOutcome(b, o, nowMs, entry.settings), snapshot.breaker);
   const ownOpening = local.phase === 'open' && local.since > snapshot.asOf && (local.until ?? 0) > nowMs;
   entry.breaker = ownOpening && read.phase !== 'open' ? local : read;
   if (entry.breaker.phase === 'closed') entry.claims = [];
   return true;
+}
+
+/**
+ * Whether the workflow's state `snapshot` includes `batch` of `worker`: by the sequence numbers it has seen. A
+ * workflow from before them (no `seen`) is asked by time, as before: a batch sent before the state was made
+ * counts as had (it may still be on its way: erring towards forgetting it, never towards counting it twice). A
+ * worker missing from `seen` has had no batch taken, unless it was silent long enough to be dropped from it.
+ */
+export function hasBatch(snapshot: HealthSnapshot, worker: string, batch: SentBatch): boolean {
+  if (snapshot.seen === undefined) return batch.at <= snapshot.asOf;
+  const had = snapshot.seen[worker];
+  if (had === undefined) return batch.at <= snapshot.asOf - SEEN_KEEP_MS;
+  return had.seq >= batch.seq;
 }

@@ -9,6 +9,7 @@ import type { MetricMeter } from '@temporalio/common';
 import { admission, recordOutcome } from '../../policy/index.js';
 import type { Admission, AttemptOutcome, BreakerSettings } from '../../policy/index.js';
 import { HEALTH_CLAIM_SIGNAL, HEALTH_OUTCOMES_SIGNAL, healthWorkflowId } from '../../common/health.js';
+import type { OutcomeBatch } from '../../common/health.js';
 import { applySnapshot, entryKey, newEntry } from './backend-entry.js';
 import type { Entry } from './backend-entry.js';
 import { measureBreaker, readHealth } from './read.js';
@@ -65,14 +66,16 @@ export class HealthMonitor {
   }
 
   /**
-   * How long `backend` is still cooling by this worker's copy, without asking the workflow or taking a probe:
-   * `undefined` when it is not (closed, a free probe, or a backend this worker has not seen yet). A check is a
-   * use: attempts held back by it never `admit`, and the copy they are held by must keep being re-read, or a
-   * `health reset` (or the end of an opening) would never reach them.
+   * How long `backend` is still cooling by this worker's copy, without taking a probe: `undefined` when it is not
+   * (closed, a free probe, or a backend this worker has not seen yet). A check is a use: attempts held back by it
+   * never `admit`, and the copy they are held by must keep being re-read, or a `health reset` (or the end of an
+   * opening) would never reach them. A copy idle past `idleMs` (no longer re-read: it may be minutes old) is read
+   * again first, as `admit` does, so that a stale `open` holds no attempt.
    */
-  coolingFor(taskQueue: string, backend: string): number | undefined {
+  async coolingFor(taskQueue: string, backend: string): Promise<number | undefined> {
     const entry = this.entries.get(entryKey(taskQueue, backend));
     if (entry === undefined) return undefined;
+    await this.readIfIdle(entry);
     entry.lastUsed = Date.now();
     const a = admission(entry.breaker, Date.now(), entry.claims);
     return a.kind === 'cooling' ? a.retryAfterMs : undefined;
@@ -91,12 +94,18 @@ export class HealthMonitor {
     }
   }
 
-  /** Queues one attempt's outcome; it is applied to the local copy at once and sent with the next batch. */
+  /**
+   * Queues one attempt's outcome; it is applied to the local copy at once and sent with the next batch. One that
+   * changes the copy's phase (a trip, a retry-after, a probe's answer) is sent at once, after the batch in flight
+   * if any, not at the next flush: the rest of the fleet learns of it only through the health workflow.
+   */
   report(taskQueue: string, backend: string, outcome: AttemptOutcome): void {
     const entry = this.entries.get(entryKey(taskQueue, backend));
     if (entry === undefined) return;
     entry.pending.push(outcome);
+    const before = entry.breaker.phase;
     entry.breaker = recordOutcome(entry.breaker, outcome, Date.now(), entry.settings);
+    if (entry.breaker.phase !== before) void this.flushOne(entry).then(() => this.flushOne(entry));
   }
 
   /** Stops the timers (pending outcomes are sent first, also those queued while a batch was in flight). */
@@ -119,17 +128,24 @@ export class HealthMonitor {
     const key = entryKey(taskQueue, backend);
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      entry = newEntry(taskQueue, backend, settings);
+      entry = newEntry(this.worker, taskQueue, backend, settings);
       this.entries.set(key, entry);
       await this.refresh(entry).catch(() => undefined);
-    } else if (entry.lastUsed <= Date.now() - this.idleMs) {
-      // Idle past `idleMs`: no longer re-read, so the copy may be minutes old (the fleet may have opened or reset
-      // the backend meanwhile): read it again before it decides an attempt, as for a new entry.
-      await this.refresh(entry).catch(() => undefined);
+    } else {
+      await this.readIfIdle(entry);
     }
     entry.settings = settings;
     entry.lastUsed = Date.now();
     return entry;
+  }
+
+  /**
+   * Idle past `idleMs`: no longer re-read, so the copy may be minutes old (the fleet may have opened or reset the
+   * backend meanwhile): read it again before it decides an attempt, as for a new entry.
+   */
+  private async readIfIdle(entry: Entry): Promise<void> {
+    if (entry.lastUsed > Date.now() - this.idleMs) return;
+    await this.refresh(entry).catch(() => undefined);
   }
 
   private start(): void {
@@ -154,17 +170,24 @@ export class HealthMonitor {
     return e.flushing ?? Promise.resolve();
   }
 
-  /** One batch: on failure its outcomes go back to the front of the queue, for the next flush. */
+  /**
+   * One batch, numbered: it counts as sent while on its way (a state read meanwhile keeps it applied, see
+   * `applySnapshot`); on failure its outcomes go back to the front of the queue, for the next flush.
+   */
   private async send(e: Entry): Promise<void> {
-    const outcomes = e.pending.splice(0);
-    // The workflow's state has them once it was read from a task that started after the signal; taking the time
-    // before sending errs towards forgetting them a moment early, never towards counting them twice.
-    const at = Date.now();
+    e.seq += 1;
+    const batch = { outcomes: e.pending.splice(0), seq: e.seq, at: Date.now() };
+    e.sent.push(batch);
+    const arg: OutcomeBatch = {
+      outcomes: batch.outcomes,
+      settings: e.settings,
+      from: { worker: this.worker, seq: batch.seq },
+    };
     try {
-      await this.signal(e, HEALTH_OUTCOMES_SIGNAL, { outcomes, settings: e.settings });
-      e.sent.push({ outcomes, at });
+      await this.signal(e, HEALTH_OUTCOMES_SIGNAL, arg);
     } catch {
-      e.pending.unshift(...outcomes);
+      e.sent = e.sent.filter((b) => b !== batch);
+      e.pending.unshift(...batch.outcomes);
     }
   }
 

@@ -106,7 +106,7 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
       const key = watched?.key ?? input.model;
       const retryAfterMs =
         input.held === true
-          ? ((watched && deps.monitor.coolingFor(healthTaskQueue(ctx.info.taskQueue), key)) ?? 0)
+          ? ((watched && (await deps.monitor.coolingFor(healthTaskQueue(ctx.info.taskQueue), key))) ?? 0)
           : input.held.retryAfterMs;
       throw coolingDown(key, retryAfterMs);
     }

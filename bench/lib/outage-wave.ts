@@ -11,6 +11,8 @@ import type { HealthSnapshot } from '../../common/health.js';
 import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
 import type { BenchContext } from './context.js';
 import { startCall } from './calls.js';
+import { healthHistory } from './health-history.js';
+import type { HealthHistoryFigures } from './health-history.js';
 
 /** What a wave runs. */
 export interface WaveSpec {
@@ -58,6 +60,8 @@ export interface WaveFigures {
   /** Health on: in flight at the trip + threshold + probes; and whether what reached A stayed within it. */
   goalBound?: number;
   goalMet?: boolean;
+  /** Health on: A's health workflow's events and signals, and how long its signals waited for a workflow task. */
+  healthWorkflow?: HealthHistoryFigures;
 }
 
 const ms = (iso: string | undefined): number => (iso === undefined ? Number.NaN : Date.parse(iso));
@@ -123,6 +127,10 @@ export async function runWave(ctx: BenchContext, spec: WaveSpec): Promise<WaveFi
     lastAnswerMs: Math.max(...ends.map((e) => e.endedAt)) - started,
   };
   if (health === undefined) return figures;
+  const healthWorkflow = spec.healthBackend
+    ? await healthHistory(ctx.client, healthWorkflowId(spec.taskQueue, spec.healthBackend), started)
+    : undefined;
+  if (healthWorkflow) figures.healthWorkflow = healthWorkflow;
   // When each request reached A: the loopback's arrival times; at a closed port, when the attempt was scheduled.
   const sentAt = spec.loopbackModel
     ? ctx.lp.requests(spec.loopbackModel).map((r) => r.receivedAt)

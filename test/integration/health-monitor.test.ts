@@ -56,14 +56,14 @@ describe('the health monitor', () => {
       await untilHealth(b, (s) => s.breaker.phase === 'open');
       // Three idle periods of checks only, as by the cooling check of calls held back by this backend.
       for (const end = Date.now() + 1_500; Date.now() < end; await sleep(100))
-        expect(monitor.coolingFor(taskQueue, b)).toBeGreaterThan(0);
+        expect(await monitor.coolingFor(taskQueue, b)).toBeGreaterThan(0);
       const reset = await runCli(['health', 'reset', b], cliEnv(taskQueue));
       expect(reset.code, reset.stderr).toBe(0);
       await untilHealth(b, (s) => s.breaker.phase === 'closed');
       // Re-read every 100 ms: seen well within 5 s.
-      let cooling = monitor.coolingFor(taskQueue, b);
+      let cooling = await monitor.coolingFor(taskQueue, b);
       for (const end = Date.now() + 5_000; cooling !== undefined && Date.now() < end; await sleep(100))
-        cooling = monitor.coolingFor(taskQueue, b);
+        cooling = await monitor.coolingFor(taskQueue, b);
       expect(cooling).toBeUndefined();
     } finally {
       await monitor.close();
@@ -82,6 +82,90 @@ describe('the health monitor', () => {
       expect(reset.code, reset.stderr).toBe(0);
       await untilHealth(b, (s) => s.breaker.phase === 'closed');
       expect(await monitor.admit(fx.temporal.client, taskQueue, b, S)).toEqual({ kind: 'send' });
+    } finally {
+      await monitor.close();
+    }
+  });
+
+  it('a cooling check after an idle spell reads the backend again: a stale "cooling" holds no attempt', async () => {
+    const monitor = new HealthMonitor({ flushMs: 50, refreshMs: 100, idleMs: 300 });
+    try {
+      const b = backend('idle-check');
+      expect(await monitor.admit(fx.temporal.client, taskQueue, b, S)).toEqual({ kind: 'send' });
+      monitor.report(taskQueue, b, { at: Date.now(), class: 'RateLimited', openUntil: Date.now() + 600_000 });
+      await untilHealth(b, (s) => s.breaker.phase === 'open');
+      expect(await monitor.coolingFor(taskQueue, b)).toBeGreaterThan(0);
+      await sleep(600); // idle: no longer re-read
+      const reset = await runCli(['health', 'reset', b], cliEnv(taskQueue));
+      expect(reset.code, reset.stderr).toBe(0);
+      await untilHealth(b, (s) => s.breaker.phase === 'closed');
+      expect(await monitor.coolingFor(taskQueue, b)).toBeUndefined();
+    } finally {
+      await monitor.close();
+    }
+  });
+
+  it("a read made while this worker's batch is on its way does not undo its outcomes: the third failure trips its copy", async () => {
+    // The outcomes signal is held at the client until released; describes go through at once.
+    let release: () => void = () => undefined;
+    let gate: Promise<void> | undefined;
+    let held = 0;
+    let reads = 0;
+    const interceptor: WorkflowClientInterceptor = {
+      describe: async (input, next) => {
+        const out = await next(input);
+        reads += 1;
+        return out;
+      },
+      signalWithStart: async (input, next) => {
+        if (gate !== undefined) {
+          held += 1;
+          await gate;
+        }
+        return next(input);
+      },
+    };
+    const client = new Client({
+      connection: fx.temporal.client.connection,
+      namespace: fx.temporal.client.options.namespace,
+      interceptors: { workflow: [interceptor] },
+    });
+    const monitor = new HealthMonitor({ flushMs: 10, refreshMs: 10 });
+    const b = backend('in-flight');
+    try {
+      expect(await monitor.admit(client, taskQueue, b, S)).toEqual({ kind: 'send' });
+      monitor.report(taskQueue, b, { at: Date.now() });
+      await untilHealth(b, (s) => s.breaker.recent.length === 1);
+      gate = new Promise((r) => (release = r));
+      monitor.report(taskQueue, b, { at: Date.now(), class: 'ServerError' });
+      while (held === 0) await sleep(10);
+      // Reads made and applied while the first failure's batch is still on its way.
+      for (const after = reads + 3; reads < after;) await sleep(10);
+      monitor.report(taskQueue, b, { at: Date.now(), class: 'ServerError' });
+      monitor.report(taskQueue, b, { at: Date.now(), class: 'ServerError' });
+      expect((await monitor.admit(client, taskQueue, b, S)).kind).toBe('cooling');
+      release();
+      await untilHealth(b, (s) => s.breaker.phase === 'open');
+      expect((await monitor.admit(client, taskQueue, b, S)).kind).toBe('cooling');
+    } finally {
+      release();
+      await monitor.close();
+    }
+  });
+
+  it("the outcome that trips a worker's copy is sent at once, not with the next batch", async () => {
+    // No flush for ten minutes: only the trip's own sending can reach the health workflow.
+    const monitor = new HealthMonitor({ flushMs: 600_000, refreshMs: 100 });
+    try {
+      const b = backend('trip-now');
+      expect(await monitor.admit(fx.temporal.client, taskQueue, b, S)).toEqual({ kind: 'send' });
+      for (let i = 0; i < 3; i++) monitor.report(taskQueue, b, { at: Date.now(), class: 'ServerError' });
+      const open = await untilHealth(b, (s) => s.breaker.phase === 'open');
+      expect(open.breaker.recent.map((r) => r.outcome)).toEqual([
+        'ServerError',
+        'ServerError',
+        'ServerError',
+      ]);
     } finally {
       await monitor.close();
     }

@@ -23,8 +23,15 @@ import {
   HEALTH_OUTCOMES_SIGNAL,
   HEALTH_QUERY,
   HEALTH_RESET_SIGNAL,
+  SEEN_KEEP_MS,
 } from '../../common/health.js';
-import type { HealthInput, HealthSnapshot, OutcomeBatch, ProbeClaim } from '../../common/health.js';
+import type {
+  BatchesSeen,
+  HealthInput,
+  HealthSnapshot,
+  OutcomeBatch,
+  ProbeClaim,
+} from '../../common/health.js';
 
 export const healthOutcomesSignal = defineSignal<[OutcomeBatch]>(HEALTH_OUTCOMES_SIGNAL);
 export const healthClaimSignal = defineSignal<[ProbeClaim]>(HEALTH_CLAIM_SIGNAL);
@@ -44,6 +51,12 @@ function nextChangeAt(b: Breaker): number | undefined {
   return undefined;
 }
 
+/** `seen` after a batch from `worker`: its latest sequence number, and no worker silent for `SEEN_KEEP_MS`. */
+function sawBatch(seen: BatchesSeen, worker: string, seq: number, nowMs: number): BatchesSeen {
+  const kept = Object.entries(seen).filter(([w, s]) => w !== worker && s.at > nowMs - SEEN_KEEP_MS);
+  return Object.fromEntries([...kept, [worker, { seq: Math.max(seq, seen[worker]?.seq ?? 0), at: nowMs }]]);
+}
+
 /** One line for the Web UI's current details: state, since, until, trips, probes. */
 function describeBreaker(backend: string, b: Breaker): string {
   const iso = (ms: number): string => new Date(ms).toISOString();
@@ -56,6 +69,7 @@ function describeBreaker(backend: string, b: Breaker): string {
 export async function modelRetryHealthWorkflow(input: HealthInput): Promise<void> {
   let settings = input.settings;
   let breaker = input.breaker ?? initialBreaker(Date.now(), settings);
+  let seen: BatchesSeen = input.seen ?? {};
   let changed = true;
   const snapshot = (): HealthSnapshot => ({
     backend: input.backend,
@@ -63,11 +77,13 @@ export async function modelRetryHealthWorkflow(input: HealthInput): Promise<void
     settings,
     breaker: atTime(breaker, Date.now()),
     asOf: Date.now(),
+    seen,
   });
 
   setHandler(healthOutcomesSignal, (batch) => {
     settings = batch.settings;
     for (const o of batch.outcomes) breaker = recordOutcome(breaker, o, Date.now(), settings);
+    if (batch.from !== undefined) seen = sawBatch(seen, batch.from.worker, batch.from.seq, Date.now());
     changed = true;
   });
   setHandler(healthClaimSignal, (claim) => {
@@ -97,5 +113,5 @@ export async function modelRetryHealthWorkflow(input: HealthInput): Promise<void
     }
   }
   await allHandlersFinished();
-  await continueAsNew<typeof modelRetryHealthWorkflow>({ ...input, settings, breaker });
+  await continueAsNew<typeof modelRetryHealthWorkflow>({ ...input, settings, breaker, seen });
 }
