@@ -12,7 +12,7 @@ import { measureModuleCost } from '../lib/module-cost.js';
 import type { ModuleCost } from '../lib/module-cost.js';
 import type { Table } from '../lib/report.js';
 import { fmtBytes, fmtMs, fmtRatio, median, ratio } from '../lib/stats.js';
-import { replayWorker } from './replay-bundles.js';
+import { replayEach } from './replay-bundles.js';
 
 const noop = () => undefined;
 const quiet = { trace: noop, debug: noop, info: noop, log: noop, warn: console.warn, error: console.error };
@@ -285,41 +285,5 @@ async function runBatch(
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
-  return out;
-}
-
-/** Replays each side's histories on its own bundle, rounds interleaved side by side; the first round left out. */
-async function replayEach(
-  sides: { key: CostSide['key']; code: string; histories: History[] }[],
-  rounds: number,
-): Promise<Map<CostSide['key'], { events: number; cpuPerEvent: number[]; msPerEvent: number[] }>> {
-  const out = new Map(
-    sides.map((s) => [
-      s.key,
-      {
-        events: median(s.histories.map((h) => h.events?.length ?? 0)),
-        cpuPerEvent: [] as number[],
-        msPerEvent: [] as number[],
-      },
-    ]),
-  );
-  const workers = sides.map((s) => replayWorker(s.code));
-  try {
-    for (let round = 0; round < rounds; round++) {
-      for (let i = 0; i < Math.max(...sides.map((s) => s.histories.length)); i++) {
-        for (const [k, side] of sides.entries()) {
-          const history = side.histories[i];
-          if (!history) continue;
-          const time = await workers[k]!.replay(`${side.key}-${i}#${round}`, history);
-          if (round === 0) continue;
-          const events = history.events?.length ?? 1;
-          out.get(side.key)?.cpuPerEvent.push(time.cpuMs / events);
-          out.get(side.key)?.msPerEvent.push(time.ms / events);
-        }
-      }
-    }
-  } finally {
-    await Promise.all(workers.map((w) => w.close()));
-  }
   return out;
 }
