@@ -22,10 +22,20 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The folders of ours that go into a workflow bundle, and the one ES-module library they pull in. */
 const OURS = ['workflows', 'policy', 'common'].map((dir) => `${ROOT}${dir}${sep}`);
 const OTEL_API = `${sep}node_modules${sep}@opentelemetry${sep}api${sep}`;
+/**
+ * The AI SDK as `model-retry/ai-sdk` users bundle it: `ai`, its `@ai-sdk/*` packages, `zod` and the small ES
+ * modules `ai` imports (none of them looks a function up by its name: zod names its classes itself, the AI SDK's
+ * errors set their `name`).
+ */
+const AI_SDK =
+  /[\\/]node_modules[\\/](?:ai|zod|eventsource-parser|@ai-sdk[\\/][^\\/]+|@workflow[\\/]serde|@vercel[\\/]oidc)[\\/]/;
 
-/** Whether webpack may concatenate this file: model-retry's own sandbox code and `@opentelemetry/api`. */
+/**
+ * Whether webpack may concatenate this file: model-retry's own sandbox code, `@opentelemetry/api`, and the AI SDK
+ * with zod.
+ */
 export function concatenatesModule(resource: string): boolean {
-  return OURS.some((dir) => resource.startsWith(dir)) || resource.includes(OTEL_API);
+  return OURS.some((dir) => resource.startsWith(dir)) || resource.includes(OTEL_API) || AI_SDK.test(resource);
 }
 
 /**
@@ -33,7 +43,8 @@ export function concatenatesModule(resource: string): boolean {
  * it; pass it to `bundleWorkflowCode` when you build a bundle ahead of time without the plugin). Temporal
  * instantiates every module of the bundle afresh for each workflow run and each replay (module state is per
  * run), so each module costs a factory call and an export getter per export. Webpack's module concatenation
- * turns our ~70 files and `@opentelemetry/api`'s 25 into one module.
+ * turns our ~70 files and `@opentelemetry/api`'s 25 into one module, and the AI SDK's (`ai`, `@ai-sdk/*`, the
+ * `zod` modules they import: ~30) into a few, for workflows that use `generateText` on a `durableModel`.
  *
  * Only those: every other module (your workflows, Temporal's) is left as webpack makes it, because
  * concatenation renames a top-level function whose name another concatenated file also uses, and

@@ -11,6 +11,7 @@ import type { ModelCallFailedDetails } from '../../common/call.js';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import type { Benchmark } from '../lib/benchmark.js';
 import { bundleAiSdkWorkflows, weatherActivities } from '../lib/ai-sdk.js';
+import { aiSdkCost } from './ai-sdk-cost.js';
 import { FAULT_ROWS } from '../lib/ai-sdk-rows.js';
 import type { FaultRow } from '../lib/ai-sdk-rows.js';
 import type { BenchContext } from '../lib/context.js';
@@ -35,7 +36,8 @@ interface Outcome {
  * written on `@temporalio/ai-sdk`'s `TemporalProvider` (Temporal's default retry policy, as its users get it) and
  * on model-retry's `durableModel` (a backoff plan with the same first wait, bounded by a deadline), through the
  * fault matrix: per row, the requests the loopback provider saw, the outcome, the time to it, and whether the
- * history shows every attempt. A run still retrying at the bound is terminated and says so.
+ * history shows every attempt. A run still retrying at the bound is terminated and says so. Then (issue 22) what the
+ * AI SDK surface costs each run beside `callModel` and the floor (`aiSdkCost`).
  */
 export const aiSdk: Benchmark = {
   name: 'ai-sdk',
@@ -73,11 +75,15 @@ export const aiSdk: Benchmark = {
       await temporal.stop();
       await ours.stop();
     }
+    const cost = await aiSdkCost(ctx);
     return {
       name: 'ai-sdk',
       title: this.title,
       params: { firstWaitMs: waitMs, boundMs, rows: rows.length },
-      figures: { rows: results.map((r) => ({ name: r.row.name, class: r.row.class, ...r.by })) },
+      figures: {
+        rows: results.map((r) => ({ name: r.row.name, class: r.row.class, ...r.by })),
+        ...cost.figures,
+      },
       tables: [
         {
           title: `The same agent through each fault (first wait ${fmtMs(waitMs)}, runs terminated at ${fmtMs(boundMs)}; a cancel's time runs from the cancel)`,
@@ -105,10 +111,12 @@ export const aiSdk: Benchmark = {
             }),
           ),
         },
+        ...cost.tables,
       ],
       notes: [
         "@temporalio/ai-sdk's requests retry under Temporal's retry policy: a permanent error (401, 404, 400, quota) is retried until the run is stopped, and history keeps only the last failure of an activity.",
         'durableModel classifies each failure: permanent ones stop at once (or drop the backend), retry-after is honoured, a chain advances, a cut stream is not re-sent.',
+        ...cost.notes,
       ],
     };
   },

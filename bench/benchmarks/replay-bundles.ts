@@ -3,6 +3,7 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { modelRetryWebpackConfigHook } from '../../plugin/index.js';
 import { workflowsPath } from '../../worker/worker.js';
 import type { History } from '../lib/history.js';
+import { median } from '../lib/stats.js';
 
 const noop = () => undefined;
 const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
@@ -71,4 +72,44 @@ export function replayWorker(code: string): {
       await results.return?.(undefined);
     },
   };
+}
+
+/**
+ * Replays each side's histories on its own bundle (a replay worker each), rounds interleaved side by side and
+ * history by history; per side the median events and each replay's CPU and wall time per event, the first round
+ * left out.
+ */
+export async function replayEach<K extends string>(
+  sides: { key: K; code: string; histories: History[] }[],
+  rounds: number,
+): Promise<Map<K, { events: number; cpuPerEvent: number[]; msPerEvent: number[] }>> {
+  const out = new Map(
+    sides.map((s) => [
+      s.key,
+      {
+        events: median(s.histories.map((h) => h.events?.length ?? 0)),
+        cpuPerEvent: [] as number[],
+        msPerEvent: [] as number[],
+      },
+    ]),
+  );
+  const workers = sides.map((s) => replayWorker(s.code));
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < Math.max(...sides.map((s) => s.histories.length)); i++) {
+        for (const [k, side] of sides.entries()) {
+          const history = side.histories[i];
+          if (!history) continue;
+          const time = await workers[k]!.replay(`${side.key}-${i}#${round}`, history);
+          if (round === 0) continue;
+          const events = history.events?.length ?? 1;
+          out.get(side.key)?.cpuPerEvent.push(time.cpuMs / events);
+          out.get(side.key)?.msPerEvent.push(time.ms / events);
+        }
+      }
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.close()));
+  }
+  return out;
 }

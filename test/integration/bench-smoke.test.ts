@@ -231,4 +231,19 @@ describe('every benchmark at --quick size', () => {
     expect(on?.sentAttemptsOnA).toBeLessThan(off?.sentAttemptsOnA ?? 0);
     for (const r of figures.rows) expect(r.unfinished, `${r.scenario} ${r.health}`).toBe(0);
   });
+
+  it('ai-sdk measures what the AI SDK surface costs a run, beside callModel and the floor, each in its own bundle', () => {
+    type Side = { codeBytes: number; modules: { perRunModules: number; heapBytes: number }; events: number };
+    const { figures } = read('ai-sdk').result as unknown as {
+      figures: { cost: { aiSdk: Side; callModel: Side; floor: Side; ratios: Record<string, number> } };
+    };
+    const { aiSdk, callModel, floor } = figures.cost;
+    // The AI SDK's modules (ai, zod, ...) are instantiated in every run on top of what callModel's are.
+    expect(aiSdk.modules.perRunModules).toBeGreaterThan(callModel.modules.perRunModules);
+    expect(aiSdk.modules.heapBytes).toBeGreaterThan(callModel.modules.heapBytes);
+    expect(aiSdk.codeBytes).toBeGreaterThan(callModel.codeBytes);
+    expect(callModel.codeBytes).toBeGreaterThan(floor.codeBytes);
+    for (const side of [aiSdk, callModel, floor]) expect(side.events).toBeGreaterThan(0);
+    expect(Object.keys(figures.cost.ratios)).toContain('moduleCpu.aiSdkVsCallModel');
+  });
 });

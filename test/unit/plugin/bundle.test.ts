@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ModelRetryPlugin, modelRetryWebpackConfigHook } from '../../../plugin/index.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/concat-workflows.ts', import.meta.url));
+const AI_SDK_FIXTURE = fileURLToPath(new URL('./fixtures/ai-sdk-workflows.ts', import.meta.url));
 const noop = () => undefined;
 const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
 
@@ -36,6 +37,30 @@ describe("the workflow bundle as ModelRetryPlugin builds it (model-retry's modul
     for (const name of ['modelCallWorkflow', 'agentTurnWorkflow', 'modelRetryHealthWorkflow']) {
       expect(code, name).toMatch(new RegExp(`async function ${name}\\(`));
     }
+  });
+});
+
+describe('a workflow bundle that uses the AI SDK, as ModelRetryPlugin builds it', () => {
+  let code: string;
+  beforeAll(async () => {
+    const plugin = new ModelRetryPlugin({ checkSearchAttributes: false });
+    ({ code } = await bundleWorkflowCode({
+      workflowsPath: AI_SDK_FIXTURE,
+      logger: quiet,
+      plugins: [plugin],
+    }));
+  }, 180_000);
+
+  it('holds the AI SDK and the zod modules it imports as one module, instantiated once per run', () => {
+    const ids = moduleIds(code);
+    expect(ids).toContain('./node_modules/ai/dist/index.js');
+    // Each of these was a module of its own, instantiated at every run's start (issue 22: ~30 of them).
+    expect(ids.filter((id) => /\/node_modules\/(zod|@ai-sdk|eventsource-parser)\//.test(id))).toEqual([]);
+  });
+
+  it("leaves the user's workflows file alone", () => {
+    expect(moduleIds(code)).toContain('./test/unit/plugin/fixtures/ai-sdk-workflows.ts');
+    expect(code).toMatch(/async function textWorkflow\(/);
   });
 });
 
