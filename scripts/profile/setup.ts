@@ -18,23 +18,14 @@ import type { LoopbackProvider } from '../../loopback/index.js';
 import { startDevServer } from '../../worker/dev-server.js';
 import type { DevServer } from '../../worker/dev-server.js';
 import { freePort } from '../../worker/free-port.js';
+import { quietBundleLogger } from '../../test/harness/quiet.js';
 import { metricsArgs } from './rpc-counts.js';
 
 /** The loopback provider's API key, given to the registry through this variable (never a real key). */
 export const PROFILE_KEY_ENV = 'MODEL_RETRY_PROFILE_KEY';
 export const PROFILE_KEY = 'sk-loopback-profile-0123456789';
 
-const noop = () => undefined;
-
-/** Webpack's logger for a profile's bundle: its errors only. */
-export const quietBundleLogger = {
-  trace: noop,
-  debug: noop,
-  info: noop,
-  warn: noop,
-  error: console.error,
-  log: noop,
-};
+export { quietBundleLogger };
 
 /** Temporal's runtime logging errors only (every scripted fault would otherwise log a warning). */
 export function installQuietRuntime(): void {

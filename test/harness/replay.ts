@@ -7,18 +7,7 @@ import type { BundleOptions, ReplayWorkerOptions, WorkflowBundle } from '@tempor
 import type { temporal } from '@temporalio/proto';
 import { expect, inject } from 'vitest';
 import { workflowsPath } from '../../worker/worker.js';
-
-const noop = () => undefined;
-
-/** Webpack's logger for a bundle built in a test: its errors only. */
-export const quietBundleLogger = {
-  trace: noop,
-  debug: noop,
-  info: noop,
-  warn: noop,
-  error: console.error,
-  log: noop,
-};
+import { quietBundleLogger } from './quiet.js';
 
 /**
  * Temporal's runtime logging errors only, the Rust core's too: replaying an incompatible history logs its

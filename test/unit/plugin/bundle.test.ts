@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ModelRetryPlugin, modelRetryWebpackConfigHook } from '../../../plugin/index.js';
-import { quietBundleLogger } from '../../harness/replay.js';
+import { quietBundleLogger } from '../../harness/quiet.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/concat-workflows.ts', import.meta.url));
 
