@@ -11,48 +11,29 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
-import { createProviderRegistry } from '../activities/providers/registry.js';
 import { startModelCall } from '../client/model-call-client.js';
-import { startDevServer } from '../worker/dev-server.js';
 import { checkWorkerSearchAttributes, workerSlots } from '../worker/worker.js';
 import { modelRetryWebpackConfigHook } from '../plugin/index.js';
-import { always, ANY_MODEL, ok, startLoopbackProvider } from '../loopback/index.js';
+import { always, ANY_MODEL, ok } from '../loopback/index.js';
 import { createPlainActivities } from './profile/activities.js';
-import { metricsArgs, perCall, rpcCounts } from './profile/rpc-counts.js';
-import { freePort } from '../worker/free-port.js';
+import { perCall, rpcCounts } from './profile/rpc-counts.js';
+import { fetchHistories, PROFILE_KEY, quietBundleLogger, startProfile } from './profile/setup.js';
 
 type Kind = 'plain' | 'user' | 'mcw';
 const [callsArg, roundsArg, kindsArg, replayArg] = process.argv.slice(2);
 const CALLS = Number(callsArg ?? 200);
 const ROUNDS = Number(roundsArg ?? 3);
 const KINDS = (kindsArg ?? 'plain,user,mcw').split(',') as Kind[];
-const KEY_ENV = 'MODEL_RETRY_PROFILE_KEY';
-const KEY = 'sk-loopback-profile-0123456789';
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
+const WORKFLOWS = fileURLToPath(new URL('./profile/workflows.ts', import.meta.url));
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const metricsPort = await freePort();
-  const [server, bundle, lp] = await Promise.all([
-    startDevServer({ extraArgs: metricsArgs(metricsPort) }),
-    bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('./profile/workflows.ts', import.meta.url)),
-      logger: quiet,
-    }),
-    startLoopbackProvider(),
-  ]);
+  const profile = await startProfile({ workflowsPath: WORKFLOWS });
+  const { server, metricsPort, bundle, lp, providers, native, client } = profile;
   lp.script(ANY_MODEL, [always(ok('answered at once'))]);
-  const local = { type: 'openai-compatible' as const, baseURL: lp.openaiBaseURL, apiKeyEnv: KEY_ENV };
-  const providers = createProviderRegistry({ local }, { env: { [KEY_ENV]: KEY } });
-  const native = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
   const taskQueue = `profile-${randomUUID()}`;
   // As model-retry's worker does at start: attempts then report the registered attributes from the first call on.
   await checkWorkerSearchAttributes({ connection: native, namespace: server.namespace, warn: console.error });
@@ -61,7 +42,10 @@ async function main(): Promise<void> {
     namespace: server.namespace,
     taskQueue,
     workflowBundle: { code: bundle.code },
-    activities: { ...createActivities({ providers }), ...createPlainActivities(lp.openaiBaseURL, KEY) },
+    activities: {
+      ...createActivities({ providers }),
+      ...createPlainActivities(lp.openaiBaseURL, PROFILE_KEY),
+    },
     maxHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
     ...workerSlots(),
   });
@@ -130,38 +114,20 @@ async function main(): Promise<void> {
   if (replayArg !== 'no') await replayRounds(client, ids, KINDS);
   worker.shutdown();
   await running;
-  await native.close();
-  await connection.close();
-  await lp.close();
-  await server.stop();
+  await profile.close();
 }
 
 /** Replays up to 200 histories of each kind, three rounds interleaved; ms per event of each round. */
 async function replayRounds(client: Client, ids: Record<Kind, string[]>, kinds: Kind[]): Promise<void> {
-  const histories = new Map<
-    Kind,
-    { workflowId: string; history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> }[]
-  >();
-  for (const kind of kinds) {
-    const some = ids[kind].slice(0, 200);
-    histories.set(
-      kind,
-      await Promise.all(
-        some.map(async (workflowId) => ({
-          workflowId,
-          history: await client.workflow.getHandle(workflowId).fetchHistory(),
-        })),
-      ),
-    );
-  }
-  const workflowsPath = fileURLToPath(new URL('./profile/workflows.ts', import.meta.url));
+  const histories = new Map<Kind, Awaited<ReturnType<typeof fetchHistories>>>();
+  for (const kind of kinds) histories.set(kind, await fetchHistories(client, ids[kind].slice(0, 200)));
   // The same histories on two bundles: webpack's modules as Temporal bundles them by default, and as the product
   // bundles them (ModelRetryPlugin, createModelRetryWorker: our modules concatenated into one).
   const bundles = {
-    modules: await bundleWorkflowCode({ workflowsPath, logger: quiet }),
+    modules: await bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: quietBundleLogger }),
     concat: await bundleWorkflowCode({
-      workflowsPath,
-      logger: quiet,
+      workflowsPath: WORKFLOWS,
+      logger: quietBundleLogger,
       webpackConfigHook: modelRetryWebpackConfigHook(),
     }),
   };

@@ -11,55 +11,31 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile-turns.ts 60 2 4 ours
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createProviderRegistry } from '../activities/providers/registry.js';
+import { Worker } from '@temporalio/worker';
 import { startAgentTurn } from '../client/agent-turn-client.js';
-import { startDevServer } from '../worker/dev-server.js';
-import { freePort } from '../worker/free-port.js';
 import { createModelRetryWorker, workerSlots } from '../worker/worker.js';
-import { ok, startLoopbackProvider, toolCall } from '../loopback/index.js';
+import { ok, toolCall } from '../loopback/index.js';
 import { createFloorActivities } from '../bench/activities/floor.js';
 import { cpuSeconds, findDevServerPid } from '../bench/lib/proc.js';
 import { anatomy, replayRounds, serverRequests, threadCpu } from './profile/turn-measures.js';
 import type { Side } from './profile/turn-measures.js';
+import { startProfile } from './profile/setup.js';
 
 const [turnsArg, roundsArg, stepsArg, sidesArg] = process.argv.slice(2);
 const TURNS = Number(turnsArg ?? 60);
 const ROUNDS = Number(roundsArg ?? 3);
 const STEPS = Number(stepsArg ?? 4);
 const SIDES = (sidesArg ?? 'floor,ours').split(',') as Side[];
-const KEY_ENV = 'MODEL_RETRY_PROFILE_KEY';
-const KEY = 'sk-loopback-profile-0123456789';
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const metricsPort = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'profile-turns-'));
-  const [server, bundle, lp] = await Promise.all([
-    // As the bench's: SQLite in a file (WAL); its metrics on a port of their own, for the RPC counts.
-    startDevServer({
-      dbFilename: join(dir, 'profile.sqlite'),
-      extraArgs: ['--metrics-port', String(metricsPort)],
-    }),
-    bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('../bench/workflows/index.ts', import.meta.url)),
-      logger: quiet,
-    }),
-    startLoopbackProvider(),
-  ]);
-  const local = { type: 'openai-compatible' as const, baseURL: lp.openaiBaseURL, apiKeyEnv: KEY_ENV };
-  const providers = createProviderRegistry({ local }, { env: { [KEY_ENV]: KEY } });
-  const native = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
+  // As the bench's: SQLite in a file (WAL).
+  const profile = await startProfile({
+    workflowsPath: fileURLToPath(new URL('../bench/workflows/index.ts', import.meta.url)),
+    onDisk: true,
+  });
+  const { server, metricsPort, bundle, lp, providers, native, client } = profile;
   const queues: Record<Side, string> = {
     floor: `profile-floor-${randomUUID()}`,
     ours: `profile-${randomUUID()}`,
@@ -200,11 +176,7 @@ async function main(): Promise<void> {
   await replayRounds(client, bundle.code, new Map(SIDES.map((side) => [side, last[side]?.ids ?? []])));
   for (const w of workers) w.shutdown();
   await Promise.all(running);
-  await native.close();
-  await connection.close();
-  await lp.close();
-  await server.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await profile.close();
 }
 
 main().then(

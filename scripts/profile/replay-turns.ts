@@ -12,17 +12,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promiseHooks } from 'node:v8';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import type { HistoryAndWorkflowId } from '@temporalio/client';
+import { installQuietRuntime, quietBundleLogger } from './setup.js';
 
 const [dir, side, timesArg, mode] = process.argv.slice(2);
 const TIMES = Number(timesArg ?? 5);
 const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
 const OWN = /\/((?:workflows|policy|common|bench)\/[^):]+:\d+)/;
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  installQuietRuntime();
   const sides = (side as string).split(',');
   const saved = new Map(
     sides.map((s) => [
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   );
   const bundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../../bench/workflows/index.ts', import.meta.url)),
-    logger: quiet,
+    logger: quietBundleLogger,
   });
   const sites = new Map<string, number>();
   let promises = 0;

@@ -8,6 +8,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
 import { eventTypeName } from '../../client/history-format.js';
+import { fetchHistories } from './setup.js';
 
 export type Side = 'floor' | 'ours';
 
@@ -17,21 +18,8 @@ export type Side = 'floor' | 'ours';
  * `scripts/profile/replay-turns.ts`.
  */
 export async function replayRounds(client: Client, code: string, ids: Map<Side, string[]>): Promise<void> {
-  const histories = new Map<
-    Side,
-    { workflowId: string; history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> }[]
-  >();
-  for (const [side, some] of ids) {
-    histories.set(
-      side,
-      await Promise.all(
-        some.map(async (workflowId) => ({
-          workflowId,
-          history: await client.workflow.getHandle(workflowId).fetchHistory(),
-        })),
-      ),
-    );
-  }
+  const histories = new Map<Side, Awaited<ReturnType<typeof fetchHistories>>>();
+  for (const [side, some] of ids) histories.set(side, await fetchHistories(client, some));
   const save = process.env.PROFILE_TURNS_SAVE;
   if (save) {
     for (const [side, hs] of histories) {

@@ -6,6 +6,7 @@ import type { temporal } from '@temporalio/proto';
 import { expect, inject } from 'vitest';
 import { createProviderRegistry } from '../../activities/providers/registry.js';
 import type { ProviderRegistry } from '../../activities/providers/registry.js';
+import type { OpenAICompatibleProviderConfig } from '../../activities/providers/config.js';
 import { fetchDecodedHistory } from '../../client/decode-history.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
@@ -91,6 +92,26 @@ export async function modelCallFixture(
       await lp.close();
     },
   };
+}
+
+/** What a test sets on a provider of {@link loopbackProviders}: its limits, health, models and so on. */
+export type LoopbackProviderSettings = Omit<OpenAICompatibleProviderConfig, 'type' | 'baseURL' | 'apiKeyEnv'>;
+
+/**
+ * A registry of the providers a test configures for itself, each OpenAI-compatible on the loopback provider `lp`
+ * with the run's test API key (`<name>:<model>` reaches `lp` as `<model>`), set as `settings` says.
+ */
+export function loopbackProviders(
+  lp: LoopbackProvider,
+  settings: Record<string, LoopbackProviderSettings>,
+): ProviderRegistry {
+  const config = Object.fromEntries(
+    Object.entries(settings).map(([name, extra]) => [
+      name,
+      { type: 'openai-compatible' as const, baseURL: lp.openaiBaseURL, apiKeyEnv: 'LOOPBACK_KEY', ...extra },
+    ]),
+  );
+  return createProviderRegistry(config, { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey } });
 }
 
 /** What one call did, seen from every side: result or failure, the workflow's records, the history's. */

@@ -1,7 +1,73 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HistoryAndWorkflowId } from '@temporalio/common';
 import type { DataConverter } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { BundleOptions, ReplayWorkerOptions, WorkflowBundle } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { expect, inject } from 'vitest';
+import { workflowsPath } from '../../worker/worker.js';
+import { quietBundleLogger } from './quiet.js';
+
+/**
+ * Temporal's runtime logging errors only, the Rust core's too: replaying an incompatible history logs its
+ * failure, and the replay tests read the results instead. The runtime is one per process: a test file that
+ * shares its process with one that installed it already keeps that one.
+ */
+export function installQuietRuntime(): void {
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+    });
+  } catch {
+    // Already installed in this process.
+  }
+}
+
+/**
+ * The workflow bundle of `workflowsPath` (by default the worker's, `workflowsPath()`), built quietly; with
+ * `webpackConfigHook`, as the product builds it (`modelRetryWebpackConfigHook()`).
+ */
+export function bundleForReplay(
+  options: Pick<BundleOptions, 'webpackConfigHook'> & { workflowsPath?: string } = {},
+): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({
+    workflowsPath: options.workflowsPath ?? workflowsPath(),
+    logger: quietBundleLogger,
+    ...(options.webpackConfigHook ? { webpackConfigHook: options.webpackConfigHook } : {}),
+  });
+}
+
+/** The history recorded in `file` (a JSON export), to replay as `workflowId`. */
+export function readHistory(file: string, workflowId: string): HistoryAndWorkflowId {
+  return { workflowId, history: JSON.parse(readFileSync(file, 'utf8')) as unknown };
+}
+
+/** Every recorded history in `dir` (its `.json` files, by name), each replayed as `<prefix>-<file name>`. */
+export function readHistories(dir: string, prefix: string): HistoryAndWorkflowId[] {
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => readHistory(join(dir, file), `${prefix}-${file.replace(/\.json$/, '')}`));
+}
+
+/** Replays `histories` with `options` (a bundle of its own, a data converter); every run's id and error. */
+export async function replayResults(
+  options: ReplayWorkerOptions,
+  histories: Iterable<HistoryAndWorkflowId>,
+): Promise<{ workflowId: string; error?: Error }[]> {
+  const results: { workflowId: string; error?: Error }[] = [];
+  for await (const r of Worker.runReplayHistories(options, histories)) {
+    results.push({ workflowId: r.workflowId, ...(r.error ? { error: r.error } : {}) });
+  }
+  return results;
+}
+
+/** The runs of `results` that failed, as `<workflowId>: <error>`: empty when every history replayed. */
+export function replayFailures(results: { workflowId: string; error?: Error }[]): string[] {
+  return results.filter((r) => r.error).map((r) => `${r.workflowId}: ${String(r.error)}`);
+}
 
 /**
  * Replays recorded histories against the current workflow bundle: any nondeterminism fails the test run.
@@ -11,16 +77,12 @@ export async function replayAll(
   histories: { workflowId: string; history: temporal.api.history.v1.IHistory }[],
   options: { dataConverter?: DataConverter; workflowBundlePath?: string } = {},
 ) {
-  const results = Worker.runReplayHistories(
+  const results = await replayResults(
     {
       workflowBundle: { codePath: options.workflowBundlePath ?? inject('workflowBundlePath') },
       ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     },
     histories,
   );
-  const errors: string[] = [];
-  for await (const result of results) {
-    if (result.error) errors.push(`${result.workflowId}: ${String(result.error)}`);
-  }
-  expect(errors).toEqual([]);
+  expect(replayFailures(results)).toEqual([]);
 }

@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { replayAll } from '../harness/replay.js';
+import { createTestNamespace } from '../harness/namespace.js';
 import { until } from '../harness/processes.js';
-import { Client } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -312,22 +311,7 @@ describe('the AI SDK in workflow code: durableModel', () => {
   });
 
   it("warns at a Worker's start when the namespace lacks model-retry's search attributes, and the Worker runs", async () => {
-    const namespace = `ai-sdk-no-sa-${randomUUID().slice(0, 8)}`;
-    const connection = fx.temporal.client.connection;
-    await connection.workflowService.registerNamespace({
-      namespace,
-      workflowExecutionRetentionPeriod: msToTs('1 day'),
-    });
-    const client = new Client({ connection, namespace });
-    // A new namespace takes a moment to reach every service of the server.
-    await until(
-      'the new namespace',
-      async () => {
-        await client.workflow.list({ query: '', pageSize: 1 })[Symbol.asyncIterator]().next();
-        return true;
-      },
-      60_000,
-    );
+    const { namespace } = await createTestNamespace(fx.temporal.client.connection, 'ai-sdk-no-sa');
     const warnings: string[] = [];
     const native = await NativeConnection.connect({ address: inject('temporalAddress') });
     try {

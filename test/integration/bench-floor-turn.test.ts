@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, toolCall } from '../../loopback/index.js';
 import type { RecordedRequest } from '../../loopback/index.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
-import { openBenchContext } from '../../bench/lib/context.js';
+import { openTestBenchContext } from '../harness/bench.js';
 import type { BenchContext, BenchWorker } from '../../bench/lib/context.js';
 import { startFloorWorker } from '../../bench/lib/floor-worker.js';
 import { countTypes } from '../../bench/lib/history.js';
@@ -19,12 +19,7 @@ describe('the bench floor of an agent turn', () => {
   let floor: BenchWorker;
 
   beforeAll(async () => {
-    ctx = await openBenchContext({
-      size: 'quick',
-      address: inject('temporalAddress'),
-      namespace: inject('temporalNamespace'),
-      log: () => undefined,
-    });
+    ctx = await openTestBenchContext();
     ours = await ctx.startWorker();
     floor = await startFloorWorker(ctx);
   }, 120_000);

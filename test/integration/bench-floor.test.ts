@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fail, ok } from '../../loopback/index.js';
 import type { RecordedRequest } from '../../loopback/index.js';
-import { createFloorActivities } from '../../bench/activities/floor.js';
-import { openBenchContext } from '../../bench/lib/context.js';
+import { startFloorWorker } from '../../bench/lib/floor-worker.js';
+import { openTestBenchContext } from '../harness/bench.js';
 import type { BenchContext, BenchWorker } from '../../bench/lib/context.js';
 import { runCall } from '../../bench/lib/calls.js';
 import { countTypes } from '../../bench/lib/history.js';
@@ -18,39 +17,23 @@ import type { ChatMessage, ModelRequestResult } from '../../common/attempt.js';
 describe('the bench floor', () => {
   let ctx: BenchContext;
   let ours: BenchWorker;
-  let floorQueue: string;
-  let floorWorker: Worker;
-  let floorRun: Promise<void>;
+  let floorWorker: BenchWorker;
 
   beforeAll(async () => {
-    ctx = await openBenchContext({
-      size: 'quick',
-      address: inject('temporalAddress'),
-      namespace: inject('temporalNamespace'),
-      log: () => undefined,
-    });
+    ctx = await openTestBenchContext();
     ours = await ctx.startWorker();
-    floorQueue = `bench-floor-${randomUUID()}`;
-    floorWorker = await Worker.create({
-      connection: ctx.native,
-      namespace: ctx.namespace,
-      taskQueue: floorQueue,
-      workflowBundle: { codePath: ctx.bundlePath },
-      activities: createFloorActivities(() => ctx.providers),
-    });
-    floorRun = floorWorker.run();
+    floorWorker = await startFloorWorker(ctx);
   }, 120_000);
 
   afterAll(async () => {
-    floorWorker?.shutdown();
-    await floorRun;
+    await floorWorker?.stop();
     await ours?.stop();
     await ctx?.close();
   });
 
   const start = (workflowType: string, input: unknown) =>
     ctx.client.workflow.start(workflowType, {
-      taskQueue: floorQueue,
+      taskQueue: floorWorker.taskQueue,
       workflowId: `bench-floor-test-${randomUUID()}`,
       args: [input],
     });

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openBenchContext } from '../../bench/lib/context.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestBenchContext } from '../harness/bench.js';
 import type { BenchContext } from '../../bench/lib/context.js';
 import type { ResultFile } from '../../bench/lib/report.js';
 import { runBenchmark } from '../../bench/lib/runner.js';
@@ -17,12 +17,7 @@ describe('every benchmark at --quick size', () => {
   let ctx: BenchContext;
 
   beforeAll(async () => {
-    ctx = await openBenchContext({
-      size: 'quick',
-      address: inject('temporalAddress'),
-      namespace: inject('temporalNamespace'),
-      log: () => undefined,
-    });
+    ctx = await openTestBenchContext();
   });
 
   afterAll(async () => {

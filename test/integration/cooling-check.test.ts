@@ -6,8 +6,6 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import type { Activities } from '../../activities/index.js';
-import { createProviderRegistry } from '../../activities/providers/registry.js';
-import type { ProvidersConfig } from '../../activities/providers/config.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
@@ -17,8 +15,8 @@ import { ok, rateLimited, slow } from '../../loopback/index.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import { useFixture } from '../harness/fixture.js';
-import { finishCall, TEST_SECRETS } from '../harness/model-call.js';
-import type { CallRun } from '../harness/model-call.js';
+import { finishCall, loopbackProviders } from '../harness/model-call.js';
+import type { CallRun, LoopbackProviderSettings } from '../harness/model-call.js';
 
 /** How many markers (local activities) a history has. */
 const markers = (history: CallRun['history']): number =>
@@ -37,14 +35,7 @@ const scheduledAttempts = (history: CallRun['history']): number =>
 describe('the cooling check before an attempt on a rate-limited backend', () => {
   const { fx } = useFixture({ worker: false });
   let native: NativeConnection;
-  const registry = (config: ProvidersConfig) =>
-    createProviderRegistry(config, { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey } });
-  const provider = (extra: object) => ({
-    type: 'openai-compatible' as const,
-    baseURL: fx.lp.openaiBaseURL,
-    apiKeyEnv: 'LOOPBACK_KEY',
-    ...extra,
-  });
+  const registry = (settings: Record<string, LoopbackProviderSettings>) => loopbackProviders(fx.lp, settings);
 
   beforeAll(async () => {
     native = await NativeConnection.connect({ address: inject('temporalAddress') });
@@ -67,9 +58,9 @@ describe('the cooling check before an attempt on a rate-limited backend', () => 
     const id = `quiet-${randomUUID().slice(0, 8)}`;
     const providers = registry({
       // Rate limited, fleet health off: no answer could hold an attempt.
-      offq: provider({ health: false, models: { [id]: { limits: { requestsPerSecond: 50 } } } }),
+      offq: { health: false, models: { [id]: { limits: { requestsPerSecond: 50 } } } },
       // Fleet health on, no rate limit: the attempt runs on the call's queue anyway.
-      onq: provider({ health: { coolDownMs: 60_000 } }),
+      onq: { health: { coolDownMs: 60_000 } },
     });
     const worker = await fx.temporal.startWorker({ deps: { providers, health: false } });
     fx.lp.script(id, [{ ...ok('fine'), repeat: true }]);
@@ -95,7 +86,7 @@ describe('the cooling check before an attempt on a rate-limited backend', () => 
     const id = `dated-${randomUUID().slice(0, 8)}`;
     const model = `datedq:${id}`;
     const providers = registry({
-      datedq: provider({ health: {}, models: { [id]: { limits: { requestsPerSecond: 50 } } } }),
+      datedq: { health: {}, models: { [id]: { limits: { requestsPerSecond: 50 } } } },
     });
     const worker = await fx.temporal.startWorker({ deps: { providers, health: false } });
     fx.lp.script(id, [slow(1_500, ok('late'))]);
@@ -122,7 +113,7 @@ describe('the cooling check before an attempt on a rate-limited backend', () => 
     const id = `slowcheck-${randomUUID().slice(0, 8)}`;
     const model = `slowq:${id}`;
     const providers = registry({
-      slowq: provider({ health: {}, models: { [id]: { limits: { requestsPerSecond: 50 } } } }),
+      slowq: { health: {}, models: { [id]: { limits: { requestsPerSecond: 50 } } } },
     });
     const activities = createActivities({ providers, health: {} });
     let checking: () => void = () => undefined;
@@ -177,7 +168,7 @@ describe('the cooling check before an attempt on a rate-limited backend', () => 
     const id = `latecheck-${randomUUID().slice(0, 8)}`;
     const model = `lateq:${id}`;
     const providers = registry({
-      lateq: provider({ health: {}, models: { [id]: { limits: { requestsPerSecond: 50 } } } }),
+      lateq: { health: {}, models: { [id]: { limits: { requestsPerSecond: 50 } } } },
     });
     const activities = createActivities({ providers, health: {} });
     const slowCheck: Pick<Activities, 'backendCooling'> = {
@@ -214,10 +205,10 @@ describe('the cooling check before an attempt on a rate-limited backend', () => 
     const held = `held-${randomUUID().slice(0, 8)}`;
     // One health key for the provider: a 429 on `opener` cools `held` too. Only `held` is rate limited.
     const providers = registry({
-      heldq: provider({
+      heldq: {
         health: { scope: 'provider', coolDownMs: 120_000 },
         models: { [held]: { limits: { requestsPerSecond: 50 } } },
-      }),
+      },
     });
     const health = { flushMs: 100, refreshMs: 200 };
     const seen = createActivities({ providers, health });
@@ -264,7 +255,7 @@ describe('the cooling check before an attempt on a rate-limited backend', () => 
   it("a slow first answer of the worker's config is tried again: a cost-budgeted call still runs", async () => {
     const id = `slowconfig-${randomUUID().slice(0, 8)}`;
     const providers = registry({
-      pricedq: provider({ models: { [id]: { pricing: { inputPerMTok: 1, outputPerMTok: 2 } } } }),
+      pricedq: { models: { [id]: { pricing: { inputPerMTok: 1, outputPerMTok: 2 } } } },
     });
     const activities = createActivities({ providers, health: false });
     let tries = 0;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time.js';
+import { Connection, WorkflowFailedError } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { describe, expect, inject, it } from 'vitest';
@@ -22,6 +21,7 @@ import { finishCall, runCall } from '../harness/model-call.js';
 import type { CallRun } from '../harness/model-call.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
 import { useFixture } from '../harness/fixture.js';
+import { createTestNamespace } from '../harness/namespace.js';
 import { until as untilValue } from '../harness/processes.js';
 
 /** Waits until `probe` gives a value (a thrown error counts as not yet), every 200 ms for 30 s at most. */
@@ -185,35 +185,17 @@ describe('findable runs: search attributes set once when a call stops, and `mode
 
   it('on a namespace lacking one of them, the worker warns naming it and calls set the others', async () => {
     const address = inject('temporalAddress');
-    const namespace = `no-classes-attribute-${randomUUID().slice(0, 8)}`;
     const connection = await Connection.connect({ address });
     const native = await NativeConnection.connect({ address });
     try {
-      await connection.workflowService.registerNamespace({
-        namespace,
-        workflowExecutionRetentionPeriod: msToTs('1 day'),
-      });
-      const client = new Client({ connection, namespace });
-      // A new namespace takes a moment to reach every service of the server.
-      await until(
-        'the new namespace',
-        async () => {
-          await client.workflow.list({ query: '', pageSize: 1 })[Symbol.asyncIterator]().next();
-          return true;
-        },
-        60_000,
-      );
       // Registered before ModelRetryClasses existed: every attribute but that one.
       const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT, INDEXED_VALUE_TYPE_KEYWORD_LIST } =
         protoPackage.temporal.api.enums.v1.IndexedValueType;
-      await connection.operatorService.addSearchAttributes({
-        namespace,
-        searchAttributes: {
-          [STOP_REASON.name]: INDEXED_VALUE_TYPE_KEYWORD,
-          [ATTEMPT_COUNT.name]: INDEXED_VALUE_TYPE_INT,
-          [MODELS_TRIED.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
-          [LAST_FAILURE_CLASS.name]: INDEXED_VALUE_TYPE_KEYWORD,
-        },
+      const { namespace, client } = await createTestNamespace(connection, 'no-classes-attribute', {
+        [STOP_REASON.name]: INDEXED_VALUE_TYPE_KEYWORD,
+        [ATTEMPT_COUNT.name]: INDEXED_VALUE_TYPE_INT,
+        [MODELS_TRIED.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
+        [LAST_FAILURE_CLASS.name]: INDEXED_VALUE_TYPE_KEYWORD,
       });
       const warnings: string[] = [];
       const taskQueue = `no-classes-${randomUUID()}`;
@@ -261,24 +243,10 @@ describe('findable runs: search attributes set once when a call stops, and `mode
 
   it('on a namespace without them, the worker warns with the command and starts, and calls finish without them', async () => {
     const address = inject('temporalAddress');
-    const namespace = `no-search-attributes-${randomUUID().slice(0, 8)}`;
     const connection = await Connection.connect({ address });
     const native = await NativeConnection.connect({ address });
     try {
-      await connection.workflowService.registerNamespace({
-        namespace,
-        workflowExecutionRetentionPeriod: msToTs('1 day'),
-      });
-      const client = new Client({ connection, namespace });
-      // A new namespace takes a moment to reach every service of the server.
-      await until(
-        'the new namespace',
-        async () => {
-          await client.workflow.list({ query: '', pageSize: 1 })[Symbol.asyncIterator]().next();
-          return true;
-        },
-        60_000,
-      );
+      const { namespace, client } = await createTestNamespace(connection, 'no-search-attributes');
       // First a plain worker of a user's own (no start-up check): the workflow's local activity asks by itself.
       const taskQueue = `no-sa-${randomUUID()}`;
       const plain = await Worker.create({

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createProviderRegistry } from '../../activities/providers/registry.js';
 import { healthWorkflowId } from '../../common/health.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { ok, rateLimited } from '../../loopback/index.js';
 import { useFixture } from '../harness/fixture.js';
-import { finishCall, TEST_SECRETS } from '../harness/model-call.js';
+import { finishCall, loopbackProviders } from '../harness/model-call.js';
 import type { CallRun } from '../harness/model-call.js';
 
 /** The task queue of each attempt activity scheduled in `history`, in order. */
@@ -28,19 +27,13 @@ describe('limits and fleet health: a cooling backend takes no rate token', () =>
   const model = `gated:${id}`;
 
   it("fails an open backend's attempts at once on the call's queue, not through its limit queue", async () => {
-    const providers = createProviderRegistry(
-      {
-        gated: {
-          type: 'openai-compatible',
-          baseURL: fx.lp.openaiBaseURL,
-          apiKeyEnv: 'LOOPBACK_KEY',
-          health: { coolDownMs: 120_000 },
-          // One attempt every 10 s: an attempt that waited for a token would wait that long per call.
-          models: { [id]: { limits: { requestsPerSecond: 0.1 } } },
-        },
+    const providers = loopbackProviders(fx.lp, {
+      gated: {
+        health: { coolDownMs: 120_000 },
+        // One attempt every 10 s: an attempt that waited for a token would wait that long per call.
+        models: { [id]: { limits: { requestsPerSecond: 0.1 } } },
       },
-      { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey } },
-    );
+    });
     const worker = await fx.temporal.startWorker({
       deps: { providers, health: { flushMs: 100, refreshMs: 200 } },
     });

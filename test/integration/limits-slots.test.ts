@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createProviderRegistry } from '../../activities/providers/registry.js';
 import { readHealth } from '../../activities/health/read.js';
 import { healthWorkflowId } from '../../common/health.js';
 import type { HealthSnapshot } from '../../common/health.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { ok, slow } from '../../loopback/index.js';
 import { useFixture } from '../harness/fixture.js';
-import { finishCall, TEST_SECRETS } from '../harness/model-call.js';
+import { finishCall, loopbackProviders } from '../harness/model-call.js';
 import { until } from '../harness/agent-turn.js';
 
 /**
@@ -23,34 +22,22 @@ describe('limits: slots and layered limits', () => {
   const free = `free-${tag}`;
 
   const start = () => {
-    const providers = createProviderRegistry(
-      {
-        held: {
-          type: 'openai-compatible',
-          baseURL: fx.lp.openaiBaseURL,
-          apiKeyEnv: 'LOOPBACK_KEY',
-          // One transient failure would trip it: a slot timeout must not.
-          health: { trip: { failures: 1, windowMs: 60_000 }, coolDownMs: 60_000 },
-          models: { [single]: { limits: { maxInFlight: 1 } } },
-        },
-        both: {
-          type: 'openai-compatible',
-          baseURL: fx.lp.openaiBaseURL,
-          apiKeyEnv: 'LOOPBACK_KEY',
-          limits: { maxInFlight: 1 },
-          // The model's own limit is looser: the provider's still holds for it.
-          models: { [layered]: { limits: { maxInFlight: 3 } } },
-        },
-        shared: {
-          type: 'openai-compatible',
-          baseURL: fx.lp.openaiBaseURL,
-          apiKeyEnv: 'LOOPBACK_KEY',
-          limits: { maxInFlight: 2 },
-          models: { [capped]: { limits: { maxInFlight: 1 } } },
-        },
+    const providers = loopbackProviders(fx.lp, {
+      held: {
+        // One transient failure would trip it: a slot timeout must not.
+        health: { trip: { failures: 1, windowMs: 60_000 }, coolDownMs: 60_000 },
+        models: { [single]: { limits: { maxInFlight: 1 } } },
       },
-      { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey } },
-    );
+      both: {
+        limits: { maxInFlight: 1 },
+        // The model's own limit is looser: the provider's still holds for it.
+        models: { [layered]: { limits: { maxInFlight: 3 } } },
+      },
+      shared: {
+        limits: { maxInFlight: 2 },
+        models: { [capped]: { limits: { maxInFlight: 1 } } },
+      },
+    });
     return fx.temporal.startWorker({ deps: { providers, health: { flushMs: 100, refreshMs: 200 } } });
   };
 

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createProviderRegistry } from '../../activities/providers/registry.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { ok, slow } from '../../loopback/index.js';
 import { useFixture } from '../harness/fixture.js';
-import { finishCall, TEST_SECRETS } from '../harness/model-call.js';
+import { finishCall, loopbackProviders } from '../harness/model-call.js';
 
 /**
  * An attempt that gets its `maxInFlight` slot only with less than the plan's `minAttemptMs` left before the
@@ -16,17 +15,11 @@ describe('limits: too little time left to send', () => {
   const model = `late-${randomUUID().slice(0, 8)}`;
 
   it('fails the attempt unsent, and the deadline rule stops the call', async () => {
-    const providers = createProviderRegistry(
-      {
-        held: {
-          type: 'openai-compatible',
-          baseURL: fx.lp.openaiBaseURL,
-          apiKeyEnv: 'LOOPBACK_KEY',
-          models: { [model]: { limits: { maxInFlight: 1 } } },
-        },
+    const providers = loopbackProviders(fx.lp, {
+      held: {
+        models: { [model]: { limits: { maxInFlight: 1 } } },
       },
-      { env: { LOOPBACK_KEY: TEST_SECRETS.apiKey } },
-    );
+    });
     const worker = await fx.temporal.startWorker({ deps: { providers } });
     const backend = `held:${model}`;
     // The holder keeps the one slot for 9 s; then the waiter's answer would come at once.

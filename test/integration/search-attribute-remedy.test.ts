@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time.js';
+import { Connection } from '@temporalio/client';
 import protoPackage from '@temporalio/proto';
 import { describe, expect, inject, it } from 'vitest';
 import { checkSearchAttributes } from '../../activities/search-attributes.js';
 import { ATTEMPT_COUNT, CLASSES_MET, MODELS_TRIED, STOP_REASON } from '../../common/search-attributes.js';
 import { checkWorkerSearchAttributes } from '../../worker/worker.js';
+import { createTestNamespace } from '../harness/namespace.js';
 import { until } from '../harness/processes.js';
 
 const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_KEYWORD_LIST } =
@@ -29,32 +28,14 @@ function runPrinted(command: string, address: string): void {
 describe("the worker's search-attribute warning gives a remedy the server accepts", () => {
   it('for an attribute registered with the wrong type: remove, then create, and the namespace is ready', async () => {
     const address = inject('temporalAddress');
-    const namespace = `wrong-type-${randomUUID().slice(0, 8)}`;
     const connection = await Connection.connect({ address });
     try {
-      await connection.workflowService.registerNamespace({
-        namespace,
-        workflowExecutionRetentionPeriod: msToTs('1 day'),
-      });
-      const client = new Client({ connection, namespace });
-      await until(
-        'the new namespace',
-        async () => {
-          await client.workflow.list({ query: '', pageSize: 1 })[Symbol.asyncIterator]().next();
-          return true;
-        },
-        60_000,
-        200,
-      );
       // ModelRetryAttempts taken as a Keyword (needs Int); ModelRetryLastFailure missing.
-      await connection.operatorService.addSearchAttributes({
-        namespace,
-        searchAttributes: {
-          [STOP_REASON.name]: INDEXED_VALUE_TYPE_KEYWORD,
-          [ATTEMPT_COUNT.name]: INDEXED_VALUE_TYPE_KEYWORD,
-          [MODELS_TRIED.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
-          [CLASSES_MET.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
-        },
+      const { namespace } = await createTestNamespace(connection, 'wrong-type', {
+        [STOP_REASON.name]: INDEXED_VALUE_TYPE_KEYWORD,
+        [ATTEMPT_COUNT.name]: INDEXED_VALUE_TYPE_KEYWORD,
+        [MODELS_TRIED.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
+        [CLASSES_MET.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
       });
       const warnings: string[] = [];
       const ready = await checkWorkerSearchAttributes({

@@ -1,29 +1,21 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { promiseHooks } from 'node:v8';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { modelRetryWebpackConfigHook } from '../../plugin/index.js';
-import { workflowsPath } from '../../worker/worker.js';
+import {
+  bundleForReplay,
+  installQuietRuntime,
+  readHistories,
+  readHistory,
+  replayFailures,
+  replayResults,
+} from '../harness/replay.js';
 
 const HISTORIES = fileURLToPath(new URL('./histories/', import.meta.url));
 
-try {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-} catch {
-  // Already installed in this process.
-}
-
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
-
-function history(name: string): { workflowId: string; history: unknown } {
-  return {
-    workflowId: `replay-${name}`,
-    history: JSON.parse(readFileSync(`${HISTORIES}${name}.json`, 'utf8')) as unknown,
-  };
-}
+installQuietRuntime();
 
 /**
  * Replays one history and counts the promises made inside the sandbox meanwhile (a promise of the sandbox's
@@ -36,7 +28,9 @@ async function sandboxPromises(bundle: WorkflowBundle, name: string): Promise<nu
     if (promise.constructor !== Promise) count += 1;
   });
   try {
-    for await (const r of Worker.runReplayHistories({ workflowBundle: bundle }, [history(name)])) {
+    for await (const r of Worker.runReplayHistories({ workflowBundle: bundle }, [
+      readHistory(`${HISTORIES}${name}.json`, `replay-${name}`),
+    ])) {
       if (r.error) throw r.error;
     }
   } finally {
@@ -48,22 +42,13 @@ async function sandboxPromises(bundle: WorkflowBundle, name: string): Promise<nu
 describe('replay cost of the bundle as the product builds it (ModelRetryPlugin, createModelRetryWorker)', () => {
   let product: WorkflowBundle;
   beforeAll(async () => {
-    product = await bundleWorkflowCode({
-      workflowsPath: workflowsPath(),
-      logger: quiet,
-      webpackConfigHook: modelRetryWebpackConfigHook(),
-    });
+    product = await bundleForReplay({ webpackConfigHook: modelRetryWebpackConfigHook() });
   }, 180_000);
 
   it('replays every recorded history with our modules concatenated, without nondeterminism', async () => {
-    const names = readdirSync(HISTORIES)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => f.replace(/\.json$/, ''));
-    const failed: string[] = [];
-    for await (const r of Worker.runReplayHistories({ workflowBundle: product }, names.map(history))) {
-      if (r.error) failed.push(`${r.workflowId}: ${String(r.error)}`);
-    }
-    expect(failed).toEqual([]);
+    const histories = readHistories(HISTORIES, 'replay');
+    expect(histories.length).toBeGreaterThan(0);
+    expect(replayFailures(await replayResults({ workflowBundle: product }, histories))).toEqual([]);
   }, 120_000);
 
   // Bounds with a little room over what the code makes now (21 and 37; 29 and 53 before the attempt loop's

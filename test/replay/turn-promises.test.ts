@@ -1,21 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { promiseHooks } from 'node:v8';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { workflowsPath } from '../../worker/worker.js';
+import { bundleForReplay, installQuietRuntime, readHistory } from '../harness/replay.js';
 
 const HISTORY = fileURLToPath(new URL('./histories/turn-tool-and-502.json', import.meta.url));
 
-try {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-} catch {
-  // Already installed in this process.
-}
+installQuietRuntime();
 
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
 /** The first frame of the project's own workflow code on a stack (source-mapped by Temporal's sandbox). */
 const OWN = /\/(workflows\/[^):]+):\d+/;
 
@@ -29,11 +22,11 @@ const OWN = /\/(workflows\/[^):]+):\d+/;
 describe("an agent turn's own promises", () => {
   let bundle: WorkflowBundle;
   beforeAll(async () => {
-    bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quiet });
+    bundle = await bundleForReplay();
   }, 180_000);
 
   it('are at most a few per step: the awaits of the model call and the tool calls, and the activities', async () => {
-    const history = JSON.parse(readFileSync(HISTORY, 'utf8')) as unknown;
+    const { workflowId, history } = readHistory(HISTORY, 'replay-turn-promises');
     const byFile = new Map<string, number>();
     const stop = promiseHooks.onInit((promise: Promise<unknown>) => {
       // Only the workflow context's promises (their constructor is the sandbox's Promise).
@@ -48,7 +41,7 @@ describe("an agent turn's own promises", () => {
       if (file?.startsWith('workflows/turn/')) byFile.set(file, (byFile.get(file) ?? 0) + 1);
     });
     try {
-      await Worker.runReplayHistory({ workflowBundle: bundle }, history, 'replay-turn-promises');
+      await Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
     } finally {
       stop();
     }

@@ -76,13 +76,20 @@ describe('an attempt with less than minAttemptMs left when it could send', () =>
   });
 
   it('stops waiting for a slot once a slot could no longer leave minAttemptMs', async () => {
-    const inFlight = new InFlightLimits(() => ({ 'local:m': { maxInFlight: 1 } }));
+    /** Keeps how long each wait for a slot was allowed to last. */
+    class RecordingLimits extends InFlightLimits {
+      readonly waits: number[] = [];
+      override acquire(model: string, signal: AbortSignal, timeoutMs: number) {
+        this.waits.push(timeoutMs);
+        return super.acquire(model, signal, timeoutMs);
+      }
+    }
+    const inFlight = new RecordingLimits(() => ({ 'local:m': { maxInFlight: 1 } }));
     const holder = await inFlight.acquire('local:m', new AbortController().signal, 1_000);
-    const started = Date.now();
     // 1.2 s left, at least 1 s needed: a slot coming after 200 ms is of no use, so the wait ends there.
-    const run = attempt({ timeoutMs: 1_200, minAttemptMs: 1_000 }, Date.now, inFlight);
+    const run = attempt({ timeoutMs: 1_200, minAttemptMs: 1_000 }, () => T0, inFlight);
     const { details } = await attemptFailure(run);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(inFlight.waits).toEqual([1_000, 200]);
     expect(details.class).toBe('CoolingDown');
     expect(details.message).toMatch(/no free slot for "local:m"/);
     holder();

@@ -191,9 +191,8 @@ describe('a client that gives up', () => {
     await lp.waitForRequests(1, 'm'); // abort it in flight, not before it reached the provider
     controller.abort();
     await expect(pending).rejects.toThrow(/abort/i);
-    const started = Date.now();
+    // Settles only once the exchange ended: the slow step would keep it a minute, the hanging one for ever.
     await lp.idle();
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(lp.requests('m')[0]?.outcome).toBe('client-aborted');
   });
 });

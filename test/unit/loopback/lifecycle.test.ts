@@ -30,9 +30,8 @@ describe('close()', () => {
     await lp.waitForRequests(3, 'm');
     expect(handles().TCPServerWrap).toBe((before.TCPServerWrap ?? 0) + 1);
 
-    const started = Date.now();
+    // A close that waited for them would outlast the test (a minute's slow step, a step that never answers).
     await lp.close();
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(handles().TCPServerWrap).toBe(before.TCPServerWrap); // released by the time close() resolves
     for (const error of [await slowCall, await hangingCall]) {
       expect(causes(error).join(' | ')).toMatch(/fetch failed/);

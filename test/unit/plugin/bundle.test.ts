@@ -2,11 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ModelRetryPlugin, modelRetryWebpackConfigHook } from '../../../plugin/index.js';
+import { quietBundleLogger } from '../../harness/quiet.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/concat-workflows.ts', import.meta.url));
 const AI_SDK_FIXTURE = fileURLToPath(new URL('./fixtures/ai-sdk-workflows.ts', import.meta.url));
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
 
 /** The ids of the modules webpack left in the bundle (one per file, or one per concatenation). */
 function moduleIds(code: string): string[] {
@@ -17,7 +16,11 @@ describe("the workflow bundle as ModelRetryPlugin builds it (model-retry's modul
   let code: string;
   beforeAll(async () => {
     const plugin = new ModelRetryPlugin({ checkSearchAttributes: false });
-    ({ code } = await bundleWorkflowCode({ workflowsPath: FIXTURE, logger: quiet, plugins: [plugin] }));
+    ({ code } = await bundleWorkflowCode({
+      workflowsPath: FIXTURE,
+      logger: quietBundleLogger,
+      plugins: [plugin],
+    }));
   }, 180_000);
 
   it("holds model-retry's workflows, policy and common code as one module, instantiated once per run", () => {
@@ -46,7 +49,7 @@ describe('a workflow bundle that uses the AI SDK, as ModelRetryPlugin builds it'
     const plugin = new ModelRetryPlugin({ checkSearchAttributes: false });
     ({ code } = await bundleWorkflowCode({
       workflowsPath: AI_SDK_FIXTURE,
-      logger: quiet,
+      logger: quietBundleLogger,
       plugins: [plugin],
     }));
   }, 180_000);
