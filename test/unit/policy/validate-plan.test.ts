@@ -197,7 +197,7 @@ const REFUSALS: readonly (readonly [string, unknown, string, RegExp])[] = [
   ['a deadlineInMs past any date', { deadlineInMs: 1e17 }, 'deadlineInMs', /at most/],
   ['a deadline centuries away', { deadline: '9999-01-01T00:00:00Z' }, 'deadline', /at most 100 years/],
   ['an attemptTimeoutMs past any date', { attemptTimeoutMs: 1e17 }, 'attemptTimeoutMs', /at most/],
-  ['a minAttemptMs past any date', { minAttemptMs: 1e17, attemptTimeoutMs: 1e17 }, 'minAttemptMs', /at most/],
+  ['a minAttemptMs past any date', { minAttemptMs: 1e17 }, 'minAttemptMs', /at most/],
   ['a reserveMs past any date', { reserveMs: 1e17 }, 'reserveMs', /at most/],
   ['a retryAfter.maxMs past any date', { retryAfter: { maxMs: 1e17 } }, 'retryAfter.maxMs', /at most/],
 ];
