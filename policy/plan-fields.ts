@@ -105,13 +105,15 @@ export function backoffField(raw: unknown, p: Problems): Required<BackoffPlan> |
   p.unknownKeys(raw, BACKOFF_KEYS, 'backoff.');
   const d = PLAN_DEFAULTS.backoff;
   const backoff = {
-    initialMs: p.number(raw, 'initialMs', 'backoff.', 0, 'give a wait in ms, e.g. 1000', false, true) ?? d.initialMs,
+    initialMs:
+      p.number(raw, 'initialMs', 'backoff.', 0, 'give a wait in ms, e.g. 1000', false, true) ?? d.initialMs,
     factor:
       p.number(raw, 'factor', 'backoff.', 1, 'use 1 for equal waits or more to grow them, e.g. 2') ??
       d.factor,
     maxMs: p.number(raw, 'maxMs', 'backoff.', 0, 'give a cap in ms, e.g. 30000', false, true) ?? d.maxMs,
     jitterMs:
-      p.number(raw, 'jitterMs', 'backoff.', 0, 'give a width in ms, or 0 for no jitter', false, true) ?? d.jitterMs,
+      p.number(raw, 'jitterMs', 'backoff.', 0, 'give a width in ms, or 0 for no jitter', false, true) ??
+      d.jitterMs,
   };
   if (backoff.maxMs < backoff.initialMs) {
     p.refuse(
@@ -135,7 +137,8 @@ export function retryAfterField(raw: unknown, p: Problems): Required<RetryAfterP
   else if (raw.honor !== undefined)
     p.refuse('retryAfter.honor', `must be true or false, not ${show(raw.honor)}.`);
   resolved.maxMs =
-    p.number(raw, 'maxMs', 'retryAfter.', 0, 'give the longest accepted wait in ms', false, true) ?? resolved.maxMs;
+    p.number(raw, 'maxMs', 'retryAfter.', 0, 'give the longest accepted wait in ms', false, true) ??
+    resolved.maxMs;
   return resolved;
 }
 

@@ -73,8 +73,24 @@ export function validatePlan(plan: unknown, ctx: PlanContext): ResolvedPlan {
   if (maxAttempts !== undefined && maxAttempts > MAX_ATTEMPTS_LIMIT) {
     p.refuse('maxAttempts', `is ${maxAttempts}, over the limit of ${MAX_ATTEMPTS_LIMIT}: give at most 1000.`);
   }
-  const reserveMs = p.number(plan, 'reserveMs', '', 0, 'give the time left to the host in ms, e.g. 60000', false, true);
-  const timeoutMs = p.number(plan, 'attemptTimeoutMs', '', Number.MIN_VALUE, 'give a positive time in ms', false, true);
+  const reserveMs = p.number(
+    plan,
+    'reserveMs',
+    '',
+    0,
+    'give the time left to the host in ms, e.g. 60000',
+    false,
+    true,
+  );
+  const timeoutMs = p.number(
+    plan,
+    'attemptTimeoutMs',
+    '',
+    Number.MIN_VALUE,
+    'give a positive time in ms',
+    false,
+    true,
+  );
   const minAttemptMs = p.number(plan, 'minAttemptMs', '', 0, 'give a time in ms, e.g. 1000', false, true);
   const resolved: ResolvedPlan = {
     retry: true,
@@ -130,11 +146,22 @@ function deadlineField(plan: Fields, ctx: PlanContext, room: number, p: Problems
       return undefined;
     }
     field = 'deadlineInMs';
-    const inMs = p.number(plan, 'deadlineInMs', '', 0, 'give ms from the start of the workflow chain', false, true);
+    const inMs = p.number(
+      plan,
+      'deadlineInMs',
+      '',
+      0,
+      'give ms from the start of the workflow chain',
+      false,
+      true,
+    );
     if (inMs !== undefined) deadlineMs = ctx.chainStartMs + inMs;
   }
   if (deadlineMs !== undefined && deadlineMs - ctx.nowMs > MAX_PLAN_MS) {
-    p.refuse(field, `is more than ${MAX_PLAN_MS} ms (100 years) away: at most 100 years, give an earlier deadline.`);
+    p.refuse(
+      field,
+      `is more than ${MAX_PLAN_MS} ms (100 years) away: at most 100 years, give an earlier deadline.`,
+    );
     return undefined;
   }
   if (deadlineMs !== undefined && (ctx.atSubmission ?? true) && deadlineMs - ctx.nowMs < room) {

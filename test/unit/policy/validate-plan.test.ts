@@ -192,7 +192,12 @@ const REFUSALS: readonly (readonly [string, unknown, string, RegExp])[] = [
   // workflow task that failed forever (`Invalid time value`), or every attempt failed.
   ['a wait of a billion years', { waits: [10, 1e17] }, 'waits[1]', /at most 3155760000000.*100 years/],
   ['a backoff.maxMs past any date', { backoff: { maxMs: 1e17 } }, 'backoff.maxMs', /at most/],
-  ['a backoff.initialMs past any date', { backoff: { initialMs: 1e17, maxMs: 1e17 } }, 'backoff.initialMs', /at most/],
+  [
+    'a backoff.initialMs past any date',
+    { backoff: { initialMs: 1e17, maxMs: 1e17 } },
+    'backoff.initialMs',
+    /at most/,
+  ],
   ['a backoff.jitterMs past any date', { backoff: { jitterMs: 1e17 } }, 'backoff.jitterMs', /at most/],
   ['a deadlineInMs past any date', { deadlineInMs: 1e17 }, 'deadlineInMs', /at most/],
   ['a deadline centuries away', { deadline: '9999-01-01T00:00:00Z' }, 'deadline', /at most 100 years/],
