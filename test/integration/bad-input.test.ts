@@ -102,7 +102,7 @@ describe('bad input is refused clearly, once', () => {
     fx.lp.script(m.id, [fail(503), ok('a'.repeat(2 * MB - 600))]);
     const run = await runCall(fx, worker, { model: m.name, prompt: 'write a lot', retry: { waits: [10] } });
     expect(story(run.records)).toEqual([
-      { backend: 0, outcome: 'failed', class: 'ServerError', action: 'retry-same' },
+      { backend: 0, outcome: 'failed', class: 'ServerError', action: 'retry-same', retryInMs: 10 },
       { backend: 0, outcome: 'failed', class: 'Misconfigured', action: 'drop' },
     ]);
     expect(run.records[1]?.failure?.message).toMatch(/so it cannot be recorded/);
