@@ -1,7 +1,7 @@
 import { DEFAULT_ACTIONS, isAction } from './classes.js';
 import type { Action, OverridableClass } from './classes.js';
 import type { PlanProblem } from './invalid-plan.js';
-import { MAX_HISTORY_LIMIT, PLAN_DEFAULTS, TEMPORAL_LIMITS } from './plan.js';
+import { MAX_HISTORY_LIMIT, MAX_PLAN_MS, PLAN_DEFAULTS, TEMPORAL_LIMITS } from './plan.js';
 import type { BackoffPlan, HistoryLimitPlan, RetryAfterPlan } from './plan.js';
 
 /** A JSON object as read from a caller. */
@@ -47,6 +47,8 @@ export class Problems {
     min: number,
     fix: string,
     integer = false,
+    /** A time in ms: at most {@link MAX_PLAN_MS}. */
+    ms = false,
   ): number | undefined {
     const value = obj[key];
     if (value === undefined) return undefined;
@@ -58,6 +60,8 @@ export class Problems {
       this.refuse(field, `is ${value}, but must be ${bound}: ${fix}.`);
     } else if (integer && !Number.isInteger(value)) {
       this.refuse(field, `is ${value}, but must be a whole number: ${fix}.`);
+    } else if (ms && value > MAX_PLAN_MS) {
+      this.refuse(field, `is ${value}, ${OVER_MAX_MS}: ${fix}.`);
     } else {
       return value;
     }
@@ -65,7 +69,10 @@ export class Problems {
   }
 }
 
-/** `waits`: a non-empty list of finite waits of 0 ms or more. */
+/** How a time over {@link MAX_PLAN_MS} is refused (after "is N, "). */
+export const OVER_MAX_MS = `but must be at most ${MAX_PLAN_MS} ms (100 years)`;
+
+/** `waits`: a non-empty list of finite waits of 0 ms or more, each at most {@link MAX_PLAN_MS}. */
 export function waitsField(plan: Fields, p: Problems): number[] | undefined {
   const waits = plan.waits;
   if (waits === undefined) return undefined;
@@ -82,6 +89,8 @@ export function waitsField(plan: Fields, p: Problems): number[] | undefined {
   waits.forEach((w: unknown, i) => {
     if (typeof w !== 'number' || !Number.isFinite(w) || w < 0) {
       p.refuse(`waits[${i}]`, `is ${show(w)}: every wait must be a finite number of ms, 0 or more.`);
+    } else if (w > MAX_PLAN_MS) {
+      p.refuse(`waits[${i}]`, `is ${w}, ${OVER_MAX_MS}: give a shorter wait.`);
     }
   });
   return waits.map((w: unknown) => (typeof w === 'number' ? w : 0));
@@ -96,13 +105,15 @@ export function backoffField(raw: unknown, p: Problems): Required<BackoffPlan> |
   p.unknownKeys(raw, BACKOFF_KEYS, 'backoff.');
   const d = PLAN_DEFAULTS.backoff;
   const backoff = {
-    initialMs: p.number(raw, 'initialMs', 'backoff.', 0, 'give a wait in ms, e.g. 1000') ?? d.initialMs,
+    initialMs:
+      p.number(raw, 'initialMs', 'backoff.', 0, 'give a wait in ms, e.g. 1000', false, true) ?? d.initialMs,
     factor:
       p.number(raw, 'factor', 'backoff.', 1, 'use 1 for equal waits or more to grow them, e.g. 2') ??
       d.factor,
-    maxMs: p.number(raw, 'maxMs', 'backoff.', 0, 'give a cap in ms, e.g. 30000') ?? d.maxMs,
+    maxMs: p.number(raw, 'maxMs', 'backoff.', 0, 'give a cap in ms, e.g. 30000', false, true) ?? d.maxMs,
     jitterMs:
-      p.number(raw, 'jitterMs', 'backoff.', 0, 'give a width in ms, or 0 for no jitter') ?? d.jitterMs,
+      p.number(raw, 'jitterMs', 'backoff.', 0, 'give a width in ms, or 0 for no jitter', false, true) ??
+      d.jitterMs,
   };
   if (backoff.maxMs < backoff.initialMs) {
     p.refuse(
@@ -126,7 +137,8 @@ export function retryAfterField(raw: unknown, p: Problems): Required<RetryAfterP
   else if (raw.honor !== undefined)
     p.refuse('retryAfter.honor', `must be true or false, not ${show(raw.honor)}.`);
   resolved.maxMs =
-    p.number(raw, 'maxMs', 'retryAfter.', 0, 'give the longest accepted wait in ms') ?? resolved.maxMs;
+    p.number(raw, 'maxMs', 'retryAfter.', 0, 'give the longest accepted wait in ms', false, true) ??
+    resolved.maxMs;
   return resolved;
 }
 

@@ -191,6 +191,14 @@ export const MAX_HISTORY_LIMIT = Object.freeze({
 /** The most attempts any plan may allow (keeps every call well inside Temporal's history limits). */
 export const MAX_ATTEMPTS_LIMIT = 1000;
 
+/**
+ * The longest time any plan field may give (a wait, a timeout, the reserve, a deadline from now): 100 years.
+ * Longer ones cannot be held by what a call computes with them (JavaScript dates end at 8.64e15 ms, Temporal's
+ * durations at 10,000 years, Node's timers at 2^32 ms), and would leave the call on a workflow task that fails
+ * forever; 100 years is far past any call.
+ */
+export const MAX_PLAN_MS = 3_155_760_000_000;
+
 /** The resolved plan of a call without retry: exactly one attempt, no deadline. */
 export function noRetryPlan(): ResolvedPlan {
   return {

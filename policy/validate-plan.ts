@@ -1,5 +1,5 @@
 import { InvalidRetryPlanError } from './invalid-plan.js';
-import { MAX_ATTEMPTS_LIMIT, PLAN_DEFAULTS, noRetryPlan } from './plan.js';
+import { MAX_ATTEMPTS_LIMIT, MAX_PLAN_MS, PLAN_DEFAULTS, noRetryPlan } from './plan.js';
 import type { ResolvedPlan } from './plan.js';
 import type { Fields } from './plan-fields.js';
 import {
@@ -73,9 +73,25 @@ export function validatePlan(plan: unknown, ctx: PlanContext): ResolvedPlan {
   if (maxAttempts !== undefined && maxAttempts > MAX_ATTEMPTS_LIMIT) {
     p.refuse('maxAttempts', `is ${maxAttempts}, over the limit of ${MAX_ATTEMPTS_LIMIT}: give at most 1000.`);
   }
-  const reserveMs = p.number(plan, 'reserveMs', '', 0, 'give the time left to the host in ms, e.g. 60000');
-  const timeoutMs = p.number(plan, 'attemptTimeoutMs', '', Number.MIN_VALUE, 'give a positive time in ms');
-  const minAttemptMs = p.number(plan, 'minAttemptMs', '', 0, 'give a time in ms, e.g. 1000');
+  const reserveMs = p.number(
+    plan,
+    'reserveMs',
+    '',
+    0,
+    'give the time left to the host in ms, e.g. 60000',
+    false,
+    true,
+  );
+  const timeoutMs = p.number(
+    plan,
+    'attemptTimeoutMs',
+    '',
+    Number.MIN_VALUE,
+    'give a positive time in ms',
+    false,
+    true,
+  );
+  const minAttemptMs = p.number(plan, 'minAttemptMs', '', 0, 'give a time in ms, e.g. 1000', false, true);
   const resolved: ResolvedPlan = {
     retry: true,
     maxAttempts: maxAttempts ?? PLAN_DEFAULTS.maxAttempts,
@@ -130,8 +146,23 @@ function deadlineField(plan: Fields, ctx: PlanContext, room: number, p: Problems
       return undefined;
     }
     field = 'deadlineInMs';
-    const inMs = p.number(plan, 'deadlineInMs', '', 0, 'give ms from the start of the workflow chain');
+    const inMs = p.number(
+      plan,
+      'deadlineInMs',
+      '',
+      0,
+      'give ms from the start of the workflow chain',
+      false,
+      true,
+    );
     if (inMs !== undefined) deadlineMs = ctx.chainStartMs + inMs;
+  }
+  if (deadlineMs !== undefined && deadlineMs - ctx.nowMs > MAX_PLAN_MS) {
+    p.refuse(
+      field,
+      `is more than ${MAX_PLAN_MS} ms (100 years) away: at most 100 years, give an earlier deadline.`,
+    );
+    return undefined;
   }
   if (deadlineMs !== undefined && (ctx.atSubmission ?? true) && deadlineMs - ctx.nowMs < room) {
     const left = Math.max(0, deadlineMs - ctx.nowMs);

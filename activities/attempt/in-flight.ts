@@ -56,6 +56,9 @@ class Semaphore {
   }
 }
 
+/** The longest timeout `AbortSignal.timeout` takes (about 49.7 days). */
+const MAX_SIGNAL_TIMEOUT_MS = 2 ** 32 - 1;
+
 /** The `maxInFlight` semaphores of one worker process, by limit key. */
 export class InFlightLimits {
   private readonly semaphores = new Map<string, Semaphore>();
@@ -70,7 +73,9 @@ export class InFlightLimits {
    */
   async acquire(model: string, signal: AbortSignal, timeoutMs: number): Promise<Release> {
     const limits = this.limits();
-    const either = AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, timeoutMs))]);
+    // AbortSignal.timeout takes at most 2^32 - 1 ms (a RangeError past it); a plan's attemptTimeoutMs may be longer.
+    const waitMs = Math.min(Math.max(0, timeoutMs), MAX_SIGNAL_TIMEOUT_MS);
+    const either = AbortSignal.any([signal, AbortSignal.timeout(waitMs)]);
     const taken: Semaphore[] = [];
     const giveAll = (): void => {
       for (const slot of taken.splice(0).reverse()) slot.give();

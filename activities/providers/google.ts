@@ -10,6 +10,9 @@
  *   `QuotaFailure` with its per-minute limits, and then a `RetryInfo` says when the window reopens: that is a
  *   rate limit (`RateLimited` with that retry-after), not a quota that will not come back in this call.
  * - The status name is the record's code (`RESOURCE_EXHAUSTED` says more than `429`).
+ * - A prompt over the model's context window is a 400 `INVALID_ARGUMENT` that says so only in its message,
+ *   `The input token count (N) exceeds the maximum number of tokens allowed (M).`: that is `ContextTooLong`
+ *   ({@link GEMINI_INPUT_TOO_LONG}, the contract's one exception to never reading message text).
  *
  * Finish reasons need nothing here: the SDK maps `SAFETY`, `RECITATION`, `BLOCKLIST`, `PROHIBITED_CONTENT`,
  * `SPII` and a blocked prompt's `promptFeedback.blockReason` to `content-filter` (-> `ContentFiltered`), and
@@ -87,14 +90,30 @@ export function googleErrorDetails(body: Record<string, unknown> | undefined): {
   return { ...(retryDelayMs === undefined ? {} : { retryDelayMs }), quotaFailure };
 }
 
-/** Adds what a Gemini error body says (retry delay, quota, status name) to the generic observation. */
+/**
+ * Gemini's "context window exceeded" error: HTTP 400, status `INVALID_ARGUMENT`, and the message
+ * `The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).` Gemini gives it no
+ * code or detail of its own, so this pattern is read from the message of that one status, and nowhere else.
+ *
+ * See: https://ai.google.dev/gemini-api/docs/troubleshooting (400 `INVALID_ARGUMENT`) and
+ * https://ai.google.dev/gemini-api/docs/long-context (input token limits per model).
+ */
+export const GEMINI_INPUT_TOO_LONG = /\binput token count\b.*\bexceeds the maximum number of tokens\b/i;
+
+/** Adds what a Gemini error body says (retry delay, quota, status name, context window) to the generic observation. */
 export function refineGoogleObservation(error: unknown, observation: Observation): Observation {
   const body = googleErrorOf(error);
   if (body === undefined) return observation;
   const { retryDelayMs, quotaFailure } = googleErrorDetails(body);
   const status = typeof body.status === 'string' && body.status !== '' ? body.status : undefined;
+  const tooLong =
+    observation.status === 400 &&
+    status === 'INVALID_ARGUMENT' &&
+    typeof body.message === 'string' &&
+    GEMINI_INPUT_TOO_LONG.test(body.message);
   return {
     ...observation,
+    ...(tooLong ? { contextTooLong: true } : {}),
     ...(status === undefined ? {} : { providerCode: status }),
     ...(retryDelayMs === undefined ? {} : { retryAfterMs: retryDelayMs }),
     ...(quotaFailure && retryDelayMs === undefined ? { quotaExhausted: true } : {}),

@@ -40,7 +40,7 @@ export interface ResponseReader {
   cost?(result: LanguageModelV4GenerateResult): number | undefined;
   /**
    * The provider-specific hook for facts a provider states only in its message, e.g. Anthropic's documented
-   * "prompt is too long" -> `contextTooLong: true`. The ONLY place where message wording may be read, and
+   * "prompt is too long" or Gemini's "input token count ... exceeds the maximum" -> `contextTooLong: true`. The ONLY place where message wording may be read, and
    * only for a documented, tested pattern of that provider. Returns the (possibly extended) observation.
    */
   refineObservation?(error: unknown, observation: Observation): Observation;

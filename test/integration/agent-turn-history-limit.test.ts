@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { startAgentTurn } from '../../client/index.js';
+import { TURN_TOO_LARGE } from '../../common/turn.js';
 import { ok, toolCall } from '../../loopback/index.js';
 import { runTurn } from '../harness/agent-turn.js';
 import { useFixture } from '../harness/fixture.js';
+import { settle } from '../harness/settle.js';
 
 describe("an agent turn and the plan's history limit", () => {
   const { fx, worker } = useFixture();
@@ -20,5 +23,22 @@ describe("an agent turn and the plan's history limit", () => {
     expect(run.result?.stopReason).toBe('succeeded');
     expect(run.result?.text).toBe('all counted');
     expect(run.history.runIds.length).toBeGreaterThan(1);
+  });
+
+  it('a final answer that makes the result too large for Temporal fails AgentTurnTooLarge, never TERMINATED', async () => {
+    // The result carries the answer three times (text, the last message, the last step): 1.2 MB of answer is a
+    // result over Temporal's 2 MB, which the server used to answer by terminating the run.
+    const m = fx.model();
+    fx.lp.script(m.id, [ok('q'.repeat(1_200_000))]);
+    const handle = await startAgentTurn(
+      fx.temporal.client,
+      { model: m.name, prompt: 'Say a lot' },
+      { taskQueue: worker.taskQueue },
+    );
+    const { failure } = await settle(handle);
+    expect((await handle.describe()).status.name).toBe('FAILED');
+    expect(failure?.type).toBe(TURN_TOO_LARGE);
+    expect(failure?.nonRetryable).toBe(true);
+    expect(failure?.message).toMatch(/result.*payload store/);
   });
 });

@@ -95,6 +95,20 @@ describe('bad input is refused clearly, once', () => {
     expect((run.history.events ?? []).map(eventTypeName)).not.toContain('WorkflowTaskFailed');
   });
 
+  it("an answer that fits one payload but not the call's result with its records fails Misconfigured, never TERMINATED", async () => {
+    // The activity's result passed the 2 MB check; the workflow's result (the answer, every attempt record, the
+    // totals) did not, and the server terminated the run.
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(503), ok('a'.repeat(2 * MB - 600))]);
+    const run = await runCall(fx, worker, { model: m.name, prompt: 'write a lot', retry: { waits: [10] } });
+    expect(story(run.records)).toEqual([
+      { backend: 0, outcome: 'failed', class: 'ServerError', action: 'retry-same', retryInMs: 10 },
+      { backend: 0, outcome: 'failed', class: 'Misconfigured', action: 'drop' },
+    ]);
+    expect(run.records[1]?.failure?.message).toMatch(/so it cannot be recorded/);
+    expect(run.details?.stopReason).toBe('non-retryable');
+  });
+
   it('after an answer over 2 MB, the next backend in the chain is asked', async () => {
     const [big, small] = [fx.model('big'), fx.model('small')];
     fx.lp.script(big.id, [ok('a'.repeat(3 * MB))]);

@@ -94,6 +94,22 @@ describe('model-retry call, cancel and worker --providers against a real server'
     expect(stderr).not.toContain('\r');
   });
 
+  it('prints a long answer whole through a pipe, as text and as --json (stdout drained before the exit)', async () => {
+    // More than a pipe's buffer (64 KB): the process used to exit with the rest still queued, so a script reading
+    // `model-retry call ... | ...` got a cut answer (or JSON that does not parse) with exit 0.
+    const { env } = await worker();
+    const m = fx.model();
+    const answer = 'long answer '.repeat(25_000).trim();
+    fx.lp.script(m.id, [ok(answer), ok(answer)]);
+    const plain = await runCli(['call', '--model', m.name, '--prompt', 'hi', '--no-retry'], env);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout.length).toBe(answer.length + 1);
+    expect(plain.stdout).toBe(`${answer}\n`);
+    const json = await runCli(['call', '--model', m.name, '--prompt', 'hi', '--no-retry', '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    expect(parse(json.stdout).output?.text).toBe(answer);
+  });
+
   it('fails with exit 1 and its stop reason, listing all attempts (more than the 20 in the failure details)', async () => {
     const { env } = await worker();
     const m = fx.model();

@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { TEMPORAL_LIMITS } from '../../policy/index.js';
 import type { ResolvedPlan } from '../../policy/index.js';
 import type { ChatMessage } from '../../common/attempt.js';
 import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
@@ -6,9 +7,11 @@ import { resumeCallCount } from '../call/call-log.js';
 import { recordStop, stopReasonOf, trackClassesMet } from '../call/call-stop.js';
 import { inputFailure } from '../call/input-failure.js';
 import { closeStream, workflowStream } from '../stream.js';
+import { workerConfig } from '../call/worker-config.js';
 import {
   DEFAULT_MAX_STEPS,
   InvalidAgentTurnInputError,
+  jsonBytes,
   turnMessages,
   turnPlan,
   validateTurnInput,
@@ -18,7 +21,7 @@ import { CONTINUE_AS_NEW, TurnSteps } from './turn-steps.js';
 import type { OneEnd, StartedToolCalls } from './turn-tools.js';
 import type { ModelCallResult } from '../../common/call.js';
 import type { TurnStop } from './turn-steps.js';
-import { INVALID_AGENT_TURN_INPUT } from '../../common/turn.js';
+import { INVALID_AGENT_TURN_INPUT, TURN_TOO_LARGE } from '../../common/turn.js';
 import type { AgentTurnInput, AgentTurnResult } from '../../common/turn.js';
 
 /**
@@ -41,6 +44,9 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
   let result: AgentTurnResult;
   try {
     result = await runTurn(input, turn);
+    // Measured once, at the end; awaited only when over (every await is a promise the sandbox traces).
+    const bytes = jsonBytes(result);
+    if (bytes > MAX_RESULT_BYTES) await refuseResultTooLarge(turn, bytes);
   } catch (error) {
     // Continue-as-new is no stop (no stop reason); an input refused without a stop reason is not recorded either.
     const reason = turn.stopReason ?? stopReasonOf(error);
@@ -58,6 +64,30 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
   const closing = closeStream();
   if (closing) await closing;
   return result;
+}
+
+/** The most UTF-8 JSON a turn's result may be: Temporal's payload limit, less room for its encoding. */
+const MAX_RESULT_BYTES = TEMPORAL_LIMITS.payloadBytes - 16 * 1024;
+
+/**
+ * A result over Temporal's payload limit (it carries the final answer three times: `text`, the last message and
+ * the last step) would make the server terminate the run: unless the worker keeps long strings in a payload store
+ * (then they are references; the worker said so at the turn's first call, so asking adds no command), the turn
+ * fails `AgentTurnTooLarge` instead, like a conversation too large to send, with no stop reason recorded.
+ */
+async function refuseResultTooLarge(turn: TurnState, bytes: number): Promise<void> {
+  if ((await workerConfig())?.payloadStore === true) return;
+  turn.stopReason = undefined;
+  const mb = (n: number) => (n / 1_000_000).toFixed(2);
+  throw ApplicationFailure.create({
+    type: TURN_TOO_LARGE,
+    nonRetryable: true,
+    message:
+      `the turn's result is ${mb(bytes)} MB of JSON, over Temporal's limit of ${mb(MAX_RESULT_BYTES)} MB on one ` +
+      'payload (it carries the final answer three times): lower `settings.maxOutputTokens`, or turn on the ' +
+      'payload store on workers and clients (MODEL_RETRY_PAYLOAD_STORE; see "Security" in the README), so that ' +
+      'long strings are stored once and the result carries references',
+  });
 }
 
 /**

@@ -153,6 +153,18 @@ const GEMINI_FAULTS: readonly FaultRow[] = [
     quotaExhausted({ retryDelay: '20s' }),
     { class: 'RateLimited', code: 'RESOURCE_EXHAUSTED', retryAfterMs: 20_000 },
   ],
+  [
+    '400 INVALID_ARGUMENT "The input token count (N) exceeds the maximum..." -> ContextTooLong (drop: a larger model may take it)',
+    fail(400, {
+      message: 'The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).',
+    }),
+    { class: 'ContextTooLong', status: 400, code: 'INVALID_ARGUMENT' },
+  ],
+  [
+    'any other 400 INVALID_ARGUMENT stays BadRequest',
+    fail(400, { message: 'Invalid value at \'generation_config.temperature\' (TYPE_FLOAT), "hot"' }),
+    { class: 'BadRequest', status: 400, code: 'INVALID_ARGUMENT' },
+  ],
   ['503 UNAVAILABLE -> ServerError', fail(503), { class: 'ServerError', status: 503, code: 'UNAVAILABLE' }],
   ['500 INTERNAL -> ServerError', fail(500), { class: 'ServerError', status: 500, code: 'INTERNAL' }],
   [

@@ -104,3 +104,16 @@ describe('maxInFlight: a model slot, then the provider slot', () => {
     }
   });
 });
+
+describe('an attempt timeout longer than a Node timer holds', () => {
+  // A plan may give attemptTimeoutMs up to 100 years; AbortSignal.timeout throws a RangeError past 2^32 - 1 ms,
+  // which the attempt reported as `CoolingDown` (nothing sent) on every attempt.
+  it.each([
+    ['no limit', undefined],
+    ['a maxInFlight limit', { 'local:a': { maxInFlight: 1 } }],
+  ])('still gives a slot with %s', async (_name, limits) => {
+    const inFlight = new InFlightLimits(() => limits);
+    const release = await inFlight.acquire('local:a', never, 5_000_000_000);
+    release();
+  });
+});

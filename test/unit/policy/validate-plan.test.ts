@@ -89,6 +89,15 @@ describe('defaults', () => {
     expect(resolved).toMatchObject({ waits: [0], maxAttempts: 1000, retriesPerBackend: 0 });
   });
 
+  it('accepts times of up to 100 years (MAX_PLAN_MS), in every field', () => {
+    const max = 3_155_760_000_000;
+    const resolved = validatePlan(
+      { waits: [max], attemptTimeoutMs: max, deadlineInMs: max, retryAfter: { maxMs: max } },
+      ctx,
+    );
+    expect(resolved).toMatchObject({ waits: [max], attemptTimeoutMs: max, retryAfter: { maxMs: max } });
+  });
+
   it('accepts a deadline that leaves exactly reserveMs + minAttemptMs', () => {
     expect(validatePlan({ deadlineInMs: 5_000 + 61_000 }, ctx).deadlineMs).toBe(NOW + 61_000);
   });
@@ -179,6 +188,23 @@ const REFUSALS: readonly (readonly [string, unknown, string, RegExp])[] = [
   ['a plan that is true', true, 'retry', /pass \{\} for the default backoff/],
   ['a plan that is a list', [10, 30], 'retry', /not an array/],
   ['a plan that is a number', 3, 'retry', /must be an object/],
+  // Times past what Temporal's durations and JavaScript's dates hold: accepted, they left the call stuck on a
+  // workflow task that failed forever (`Invalid time value`), or every attempt failed.
+  ['a wait of a billion years', { waits: [10, 1e17] }, 'waits[1]', /at most 3155760000000.*100 years/],
+  ['a backoff.maxMs past any date', { backoff: { maxMs: 1e17 } }, 'backoff.maxMs', /at most/],
+  [
+    'a backoff.initialMs past any date',
+    { backoff: { initialMs: 1e17, maxMs: 1e17 } },
+    'backoff.initialMs',
+    /at most/,
+  ],
+  ['a backoff.jitterMs past any date', { backoff: { jitterMs: 1e17 } }, 'backoff.jitterMs', /at most/],
+  ['a deadlineInMs past any date', { deadlineInMs: 1e17 }, 'deadlineInMs', /at most/],
+  ['a deadline centuries away', { deadline: '9999-01-01T00:00:00Z' }, 'deadline', /at most 100 years/],
+  ['an attemptTimeoutMs past any date', { attemptTimeoutMs: 1e17 }, 'attemptTimeoutMs', /at most/],
+  ['a minAttemptMs past any date', { minAttemptMs: 1e17 }, 'minAttemptMs', /at most/],
+  ['a reserveMs past any date', { reserveMs: 1e17 }, 'reserveMs', /at most/],
+  ['a retryAfter.maxMs past any date', { retryAfter: { maxMs: 1e17 } }, 'retryAfter.maxMs', /at most/],
 ];
 
 describe('validatePlan refuses, naming the field and the fix', () => {
