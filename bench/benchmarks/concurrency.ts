@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer } from '../../worker/dev-server.js';
+import type { DevServer } from '../../worker/dev-server.js';
 import { freePort } from '../../worker/free-port.js';
 import { metricsArgs, readServerRequests } from '../lib/server-requests.js';
 import type { Benchmark } from '../lib/benchmark.js';
@@ -28,15 +29,7 @@ export const concurrency: Benchmark = {
     const plan = ctx.size === 'quick' ? QUICK : FULL;
     const started = Date.now();
     const dir = mkdtempSync(join(tmpdir(), 'model-retry-bench-concurrency-'));
-    const metricsPort = await freePort();
-    const server = await startDevServer({
-      dbFilename: join(dir, 'concurrency.sqlite'),
-      extraArgs: [
-        '--dynamic-config-value',
-        'system.enableActivityEagerExecution=true',
-        ...metricsArgs(metricsPort),
-      ],
-    });
+    const { server, metricsPort } = await startServer(join(dir, 'concurrency.sqlite'));
     const connection = await Connection.connect({ address: server.address });
     const serverRequests = () => readServerRequests(metricsPort);
     const target: LoadTarget = {
@@ -75,6 +68,30 @@ export const concurrency: Benchmark = {
     return concurrencyResult(plan, runs);
   },
 };
+
+/**
+ * The benchmark's dev server: eager activities allowed, its metrics on a port of their own (the requests per call).
+ * The metrics port is chosen free before the server starts, and the server picks its internal services' ports
+ * itself: should one of them take the same port the start fails, and is tried again with another.
+ */
+async function startServer(dbFilename: string): Promise<{ server: DevServer; metricsPort: number }> {
+  for (let tryNo = 1; ; tryNo += 1) {
+    const metricsPort = await freePort();
+    try {
+      const server = await startDevServer({
+        dbFilename,
+        extraArgs: [
+          '--dynamic-config-value',
+          'system.enableActivityEagerExecution=true',
+          ...metricsArgs(metricsPort),
+        ],
+      });
+      return { server, metricsPort };
+    } catch (error) {
+      if (tryNo >= 3) throw error;
+    }
+  }
+}
 
 function rotate<T>(items: readonly T[], n: number): T[] {
   const k = n % items.length;
