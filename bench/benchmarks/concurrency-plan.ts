@@ -24,8 +24,13 @@ export interface ConcurrencyPlan {
   /** The eager settings measured beside "off", and the failure rate they are measured at. */
   eager: readonly EagerSetting[];
   eagerRate: number;
-  /** Time for the whole benchmark; rounds of the main grid are repeated while it lasts. */
+  /**
+   * Time for the whole benchmark: a round runs every load once (the main grid and the eager settings, the modes
+   * side by side), and one more round starts only if it fits (at the rounds' mean time so far), from `minRounds`
+   * up to `maxRounds`.
+   */
   budgetMs: number;
+  minRounds: number;
   maxRounds: number;
 }
 
@@ -37,6 +42,7 @@ export const FULL: ConcurrencyPlan = {
   eager: EAGER_SETTINGS,
   eagerRate: 0,
   budgetMs: 6 * 60_000,
+  minRounds: 2,
   maxRounds: 3,
 };
 
@@ -48,6 +54,7 @@ export const QUICK: ConcurrencyPlan = {
   eager: EAGER_SETTINGS.slice(1),
   eagerRate: 0.2,
   budgetMs: 0,
+  minRounds: 1,
   maxRounds: 1,
 };
 

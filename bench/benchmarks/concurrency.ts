@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer } from '../../worker/dev-server.js';
+import type { DevServer } from '../../worker/dev-server.js';
+import { freePort } from '../../worker/free-port.js';
+import { metricsArgs, readServerRequests } from '../lib/server-requests.js';
 import type { Benchmark } from '../lib/benchmark.js';
 import { fmtMs } from '../lib/stats.js';
 import { concurrencyResult } from './concurrency-tables.js';
@@ -26,11 +29,9 @@ export const concurrency: Benchmark = {
     const plan = ctx.size === 'quick' ? QUICK : FULL;
     const started = Date.now();
     const dir = mkdtempSync(join(tmpdir(), 'model-retry-bench-concurrency-'));
-    const server = await startDevServer({
-      dbFilename: join(dir, 'concurrency.sqlite'),
-      extraArgs: ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'],
-    });
+    const { server, metricsPort } = await startServer(join(dir, 'concurrency.sqlite'));
     const connection = await Connection.connect({ address: server.address });
+    const serverRequests = () => readServerRequests(metricsPort);
     const target: LoadTarget = {
       address: server.address,
       namespace: server.namespace,
@@ -38,24 +39,27 @@ export const concurrency: Benchmark = {
     };
     const runs = new Map<string, LoadFigures[]>();
     const load = async (mode: LoadMode, rate: number, eager: EagerSetting | undefined, round: number) => {
-      const figures = await runLoad(ctx, target, spec(plan, mode, rate, eager, round));
+      const figures = await runLoad(ctx, target, { ...spec(plan, mode, rate, eager, round), serverRequests });
       const key = loadKey(mode, rate, eager?.name ?? 'off');
       runs.set(key, [...(runs.get(key) ?? []), figures]);
       ctx.lp.reset();
       ctx.log(`bench: concurrency ${key}: ${figures.calls} calls in ${fmtMs(figures.completionMs)}`);
     };
-    const round = async (n: number, eager?: EagerSetting) => {
-      const rates = eager ? [plan.eagerRate] : plan.failureRates;
-      for (const rate of rates) for (const mode of rotate(MODES, n)) await load(mode, rate, eager, n);
+    // One round runs every load once: each cell (failure rate, eager setting) runs its modes one after the other,
+    // their order rotating from round to round, so ours and the floor's of a round meet the same minutes.
+    const round = async (n: number) => {
+      for (const rate of plan.failureRates)
+        for (const mode of rotate(MODES, n)) await load(mode, rate, undefined, n);
+      for (const eager of plan.eager)
+        for (const mode of rotate(MODES, n)) await load(mode, plan.eagerRate, eager, n);
     };
     try {
-      await round(0);
-      for (const eager of plan.eager) await round(0, eager);
-      // A main round's share of the time so far (its loads over all loads run), to see whether one more fits.
-      const mainLoads = plan.failureRates.length * MODES.length;
-      const roundMs = ((Date.now() - started) * mainLoads) / (mainLoads + plan.eager.length * MODES.length);
-      for (let n = 1; n < plan.maxRounds && Date.now() - started + roundMs < plan.budgetMs; n += 1)
+      const first = Date.now();
+      for (let n = 0; n < plan.maxRounds; n += 1) {
+        const perRound = n === 0 ? 0 : (Date.now() - first) / n;
+        if (n >= plan.minRounds && Date.now() - started + perRound > plan.budgetMs) break;
         await round(n);
+      }
     } finally {
       await connection.close();
       await server.stop();
@@ -64,6 +68,30 @@ export const concurrency: Benchmark = {
     return concurrencyResult(plan, runs);
   },
 };
+
+/**
+ * The benchmark's dev server: eager activities allowed, its metrics on a port of their own (the requests per call).
+ * The metrics port is chosen free before the server starts, and the server picks its internal services' ports
+ * itself: should one of them take the same port the start fails, and is tried again with another.
+ */
+async function startServer(dbFilename: string): Promise<{ server: DevServer; metricsPort: number }> {
+  for (let tryNo = 1; ; tryNo += 1) {
+    const metricsPort = await freePort();
+    try {
+      const server = await startDevServer({
+        dbFilename,
+        extraArgs: [
+          '--dynamic-config-value',
+          'system.enableActivityEagerExecution=true',
+          ...metricsArgs(metricsPort),
+        ],
+      });
+      return { server, metricsPort };
+    } catch (error) {
+      if (tryNo >= 3) throw error;
+    }
+  }
+}
 
 function rotate<T>(items: readonly T[], n: number): T[] {
   const k = n % items.length;

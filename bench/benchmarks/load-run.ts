@@ -16,7 +16,8 @@ import { countAttempts, fetchAll, terminateRunning } from './load-histories.js';
 import type { LoadWorkerKind, PlannedCall } from '../lib/load-worker-spec.js';
 import { startLoadWorker } from '../lib/worker-spawn.js';
 import { cpuSeconds, findDevServerPid } from '../lib/proc.js';
-import { seededRandom, summarize } from '../lib/stats.js';
+import { requestsPerCall } from '../lib/server-requests.js';
+import { callsPerSecondTo, seededRandom, summarize } from '../lib/stats.js';
 import type { Summary } from '../lib/stats.js';
 
 /**
@@ -53,7 +54,12 @@ export interface LoadSpec {
   eagerStart: boolean;
   /** The server's CPU seconds so far (a cluster: its services and database); default: the dev server's. */
   serverCpuSeconds?: () => number | undefined;
+  /** The server's requests so far by operation (`readServerRequests`), when its metrics can be read. */
+  serverRequests?: () => Promise<ReadonlyMap<string, number>>;
 }
+
+/** The share of a load's calls that `callsPerSecondTo90` counts: the last tenth is the queues' tail. */
+export const STEADY_SHARE = 0.9;
 
 /** What one load did. */
 export interface LoadFigures {
@@ -69,8 +75,13 @@ export interface LoadFigures {
   completionMs: number;
   /** Starting every workflow (the client's start requests), ms. */
   startPhaseMs: number;
-  /** Calls per second over the load. */
+  /** Calls per second over the load (to the last result). */
   callsPerSecond: number;
+  /**
+   * Calls per second to the result that completes 90 % of the calls (`STEADY_SHARE`): the last few results of
+   * calls started at once wait on whichever task sat longest in the server's queues, and swing from run to run.
+   */
+  callsPerSecondTo90: number;
   /** Each call's time from its start request to its result, ms. */
   latencyMs: Summary;
   /** Starts the server answered with the first workflow task inline. */
@@ -80,6 +91,13 @@ export interface LoadFigures {
   attemptsPerSecond: number;
   /** History events per call (median). */
   eventsPerCall: number;
+  /** Requests to the provider per call (every attempt sends one). */
+  providerRequestsPerCall: number;
+  /**
+   * Requests the server's frontend served per call while the load ran, by operation (the worker's, its client's
+   * and the server's own; the bench's reads of the histories left out), when the server's metrics can be read.
+   */
+  serverRequestsPerCall?: Record<string, number>;
   workflowTaskScheduleToStartMs: Summary;
   activityScheduleToStartMs: Summary;
   timerLatenessMs: Summary;
@@ -95,6 +113,8 @@ export interface LoadFigures {
 }
 
 const MAX_FAILURES = 4;
+/** How long after a load's end its requests are sure to show in the server's counters, ms. */
+const SERVER_COUNTERS_MS = 1500;
 const KIND: Record<LoadMode, LoadWorkerKind> = {
   modelCallWorkflow: 'model-retry',
   callModel: 'model-retry',
@@ -155,6 +175,7 @@ export async function runLoad(ctx: BenchContext, target: LoadTarget, spec: LoadS
   );
   const serverPid = findDevServerPid(Number(target.address.split(':').at(-1)));
   const serverNow = spec.serverCpuSeconds ?? (() => (serverPid ? cpuSeconds(serverPid) : undefined));
+  const requests0 = await spec.serverRequests?.();
   const cpu0 = {
     worker: worker.cpuSeconds(),
     server: serverNow(),
@@ -166,7 +187,12 @@ export async function runLoad(ctx: BenchContext, target: LoadTarget, spec: LoadS
   const workerCpu1 = worker.cpuSeconds();
   const unfinished = report.finished ? 0 : await terminateRunning(target.client, calls);
   const stopped = await worker.stop();
+  const stoppedAt = Date.now();
   const histories = await fetchAll(target.client, calls, 16);
+  // The server publishes its counters about once a second: the last requests of the load show after that.
+  const settle = SERVER_COUNTERS_MS - (Date.now() - stoppedAt);
+  if (requests0 && settle > 0) await new Promise((resolve) => setTimeout(resolve, settle));
+  const requests1 = requests0 ? await spec.serverRequests?.() : undefined;
   const wft = histories.flatMap(workflowTaskScheduleToStart);
   const types = histories.map(countTypes);
   const total = (type: string) => types.reduce((n, t) => n + (t.get(type) ?? 0), 0);
@@ -184,11 +210,16 @@ export async function runLoad(ctx: BenchContext, target: LoadTarget, spec: LoadS
     completionMs: report.completionMs,
     startPhaseMs: report.startPhaseMs,
     callsPerSecond: spec.calls / seconds,
+    callsPerSecondTo90: callsPerSecondTo(report.endsMs, spec.calls, STEADY_SHARE),
     latencyMs: summarize(report.latenciesMs),
     eagerlyStarted: report.eagerlyStarted,
     idealMs,
     attemptsPerSecond: attempts / seconds,
     eventsPerCall: summarize(histories.map((h) => h.events?.length ?? 0)).p50,
+    providerRequestsPerCall: attempts / spec.calls,
+    ...(requests0 && requests1
+      ? { serverRequestsPerCall: requestsPerCall(requests0, requests1, spec.calls) }
+      : {}),
     workflowTaskScheduleToStartMs: summarize(wft),
     activityScheduleToStartMs: summarize(histories.flatMap(activityScheduleToStart)),
     timerLatenessMs: summarize(histories.flatMap(timerLateness)),

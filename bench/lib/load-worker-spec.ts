@@ -33,6 +33,8 @@ export interface LoadWorkerReport {
   startPhaseMs: number;
   /** Each call's time from its start request to its result (or failure), ms. */
   latenciesMs: number[];
+  /** When each call ended (its result or failure), ms from the first start request, in order. */
+  endsMs: number[];
   succeeded: number;
   failed: number;
   /** Starts the server answered with the first workflow task inline (eager start taken). */

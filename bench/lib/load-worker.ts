@@ -79,6 +79,7 @@ async function drive(client: Client, spec: LoadWorkerSpec): Promise<LoadWorkerRe
   let startedAll = t0;
   let eager = 0;
   const latencies: number[] = [];
+  const ends: number[] = [];
   let succeeded = 0;
   let failed = 0;
   let lastAt = t0;
@@ -96,6 +97,7 @@ async function drive(client: Client, spec: LoadWorkerSpec): Promise<LoadWorkerRe
       }
       lastAt = Date.now();
       latencies.push(lastAt - from);
+      ends.push(lastAt - t0);
     }),
   );
   let timer: NodeJS.Timeout | undefined;
@@ -108,6 +110,7 @@ async function drive(client: Client, spec: LoadWorkerSpec): Promise<LoadWorkerRe
     completionMs: (finished ? lastAt : Date.now()) - t0,
     startPhaseMs: startedAll - t0,
     latenciesMs: latencies,
+    endsMs: ends,
     succeeded,
     failed,
     eagerlyStarted: eager,

@@ -91,3 +91,33 @@ export function seededRandom(seed: number): () => number {
 export function fmtPct(share: number): string {
   return Number.isFinite(share) ? `${Math.round(share * 100)} %` : 'n/a';
 }
+
+/**
+ * Calls per second up to the result that completes `share` of `calls` (0..1), from the first start request:
+ * `endsMs` are the calls' end times from that start. A throughput that leaves out the last calls' tail (in a
+ * load of calls started at once, the last few results are set by which task waited longest in the server's
+ * queues, and swing from run to run; see BENCHMARKS.md, 3). NaN when too few calls ended.
+ */
+export function callsPerSecondTo(endsMs: readonly number[], calls: number, share: number): number {
+  const k = Math.max(1, Math.ceil(share * calls));
+  const at = [...endsMs].sort((a, b) => a - b)[k - 1];
+  return at === undefined || at <= 0 ? Number.NaN : (k * 1000) / at;
+}
+
+/** The median of `samples` with their lowest and highest: what a cell of several runs shows. */
+export interface Spread {
+  n: number;
+  median: number;
+  min: number;
+  max: number;
+}
+
+export function spread(samples: readonly number[]): Spread {
+  const finite = samples.filter((v) => Number.isFinite(v));
+  return {
+    n: finite.length,
+    median: median(finite),
+    min: finite.length ? Math.min(...finite) : Number.NaN,
+    max: finite.length ? Math.max(...finite) : Number.NaN,
+  };
+}

@@ -94,6 +94,32 @@ describe('every benchmark at --quick size', () => {
     for (const run of runs) expect(run.attempts).toBeGreaterThanOrEqual(run.succeeded);
   });
 
+  it("concurrency counts each load's requests: to the provider, and the server's by operation", () => {
+    const { figures } = read('concurrency').result as unknown as {
+      figures: {
+        runs: Record<
+          string,
+          {
+            mode: string;
+            attempts: number;
+            calls: number;
+            providerRequestsPerCall: number;
+            callsPerSecondTo90: number;
+            serverRequestsPerCall?: Record<string, number>;
+          }[]
+        >;
+      };
+    };
+    for (const run of Object.values(figures.runs).flat()) {
+      expect(run.providerRequestsPerCall, run.mode).toBeCloseTo(run.attempts / run.calls);
+      expect(run.callsPerSecondTo90, run.mode).toBeGreaterThan(0);
+      // Every call was started once and asked for its result; the bench's own history reads are left out.
+      expect(run.serverRequestsPerCall?.StartWorkflowExecution, run.mode).toBeGreaterThanOrEqual(1);
+      expect(run.serverRequestsPerCall?.RespondWorkflowTaskCompleted, run.mode).toBeGreaterThanOrEqual(1);
+      expect(run.serverRequestsPerCall?.GetWorkflowExecutionHistory, run.mode).toBeUndefined();
+    }
+  });
+
   it('concurrency runs every mode beside the floor, with the eager requests taken', () => {
     const { figures } = read('concurrency').result as unknown as {
       figures: {
