@@ -58,6 +58,14 @@ function loadProviders(flag: string | undefined): ProviderRegistry {
     return registry;
   } catch (error) {
     if (error instanceof ProvidersConfigError) {
+      // Without a file, the built-in providers come from the environment (keys, *_BASE_URL): say so.
+      if (path === undefined || path.trim() === '') {
+        throw new UsageError(
+          `the built-in providers (no providers file: neither --providers nor ${PROVIDERS_FILE_ENV} is set) ` +
+            `cannot be used with this environment: ${error.message}\n` +
+            'Fix the variable it names (see the README, "Providers") and start the worker again.',
+        );
+      }
       throw new UsageError(
         `the providers file named by ${source} cannot be used: ${error.message}\n` +
           'Fix the file (see the README, "Providers") and start the worker again.',

@@ -91,9 +91,14 @@ function tooLate(leftMs: number, leastMs: number): ObservedError {
  * slot frees): see docs/decisions.md, "A maxInFlight slot that never came".
  */
 function noSlot(error: unknown): ObservedError {
-  const message =
-    error instanceof NoSlotError
-      ? `${error.message} within the attempt's timeout: nothing was sent`
-      : String(error);
-  return { observation: { coolingDown: true }, message };
+  if (error instanceof NoSlotError) {
+    return {
+      observation: { coolingDown: true },
+      message: `${error.message} within the attempt's timeout: nothing was sent`,
+    };
+  }
+  // Anything else is no news of the backend: not CoolingDown (which says the backend is open or has no slot),
+  // but an error of its own (no observation: `Unknown`). Nothing was sent.
+  const message = error instanceof Error ? error.message : String(error);
+  return { observation: {}, message: `the wait for a maxInFlight slot failed (nothing was sent): ${message}` };
 }

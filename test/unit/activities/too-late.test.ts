@@ -95,4 +95,18 @@ describe('an attempt with less than minAttemptMs left when it could send', () =>
     holder();
     expect(lp.requestCount('m')).toBe(0);
   });
+
+  it('a slot wait that fails for another reason than no slot is not CoolingDown (nothing says the backend is cooling)', async () => {
+    class BrokenLimits extends InFlightLimits {
+      override acquire(): Promise<() => void> {
+        return Promise.reject(new RangeError('a bug in the slot wait'));
+      }
+    }
+    const inFlight = new BrokenLimits(() => ({ 'local:m': { maxInFlight: 1 } }));
+    const run = attempt({ timeoutMs: 30_000 }, () => T0, inFlight);
+    const { details } = await attemptFailure(run);
+    expect(details.class).not.toBe('CoolingDown');
+    expect(details.message).toContain('a bug in the slot wait');
+    expect(lp.requestCount('m')).toBe(0);
+  });
 });

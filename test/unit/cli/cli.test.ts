@@ -31,6 +31,19 @@ describe('the model-retry command line', () => {
     expect(stderr).toContain('model-retry worker --help');
   });
 
+  it('without a providers file, a credential in OPENAI_BASE_URL is refused naming the variable, not a file', async () => {
+    const { code, stderr } = await runCli(['worker'], {
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      MODEL_RETRY_PROVIDERS: '',
+      OPENAI_BASE_URL: 'https://user:hunter2-secret@gateway.example/v1',
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain('OPENAI_BASE_URL');
+    expect(stderr).toContain('no providers file');
+    expect(stderr).not.toContain('providers file named by');
+    expect(stderr).not.toContain('hunter2-secret');
+  });
+
   it('refuses a bad shutdown grace before connecting to anything, naming the flag', async () => {
     const { code, stderr } = await runCli(['worker', '--shutdown-grace-ms', 'soon'], {
       TEMPORAL_ADDRESS: '127.0.0.1:1',
