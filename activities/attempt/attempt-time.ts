@@ -100,5 +100,8 @@ function noSlot(error: unknown): ObservedError {
   // Anything else is no news of the backend: not CoolingDown (which says the backend is open or has no slot),
   // but an error of its own (no observation: `Unknown`). Nothing was sent.
   const message = error instanceof Error ? error.message : String(error);
-  return { observation: {}, message: `the wait for a maxInFlight slot failed (nothing was sent): ${message}` };
+  return {
+    observation: {},
+    message: `the wait for a maxInFlight slot failed (nothing was sent): ${message}`,
+  };
 }
