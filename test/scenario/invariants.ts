@@ -49,12 +49,18 @@ export function checkInvariants(e: Evidence): Violation[] {
     v('cancel', 'the run ended CANCELED but no cancel was requested');
   }
 
-  // CoolingDown is fleet health's or a limit's answer: a call on backends with neither never meets it.
+  // CoolingDown is fleet health's or a limit's answer, or an attempt that started with less than minAttemptMs of
+  // its time left (it waited for a worker: see docs/decisions.md, "Too little time left to send"): a call on
+  // backends with neither never meets it otherwise.
   if (!e.scenario.health && !e.scenario.limits) {
-    for (const r of e.records.filter((x) => x.failure?.class === 'CoolingDown')) {
+    const startMs = eventTimeMs(events[0] ?? {});
+    for (const r of e.records.filter(
+      (x) => x.failure?.class === 'CoolingDown' && !startedTooLate(e, x, startMs),
+    )) {
       v(
         'cooling',
-        `${r.modelCallId} is CoolingDown, but the call's backends have no fleet health and no limits`,
+        `${r.modelCallId} is CoolingDown (${r.failure?.message}), but the call's backends have no fleet health ` +
+          'and no limits, and it started with time to send',
       );
     }
   }
@@ -121,7 +127,10 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
             : undefined;
       out.push({
         invariant: 'class',
-        message: `${where}: fault ${JSON.stringify(fault)} recorded as ${got}, expected ${allowed.join(' | ')}`,
+        message:
+          `${where}: fault ${JSON.stringify(fault)} recorded as ${got}, expected ${allowed.join(' | ')} ` +
+          `(T ${timeoutOf(e, record, startMs)} ms; ${record.startedAt} .. ${record.endedAt}; ` +
+          `${(record.failure?.message ?? '').slice(0, 200)})`,
         ...(known ? { known } : {}),
       });
     }
@@ -132,6 +141,20 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
 /** Whether a fault sends any text before it ends. */
 function canDeliver(fault: Fault): boolean {
   return ['ok', 'cut', 'stream-cut', 'clean-cut'].includes(fault.kind);
+}
+
+/** Leeway for the activity's own clock readings, a little after the record's `startedAt`. */
+const CLOCK_SLACK_MS = 100;
+
+/**
+ * Whether an attempt started with less than `minAttemptMs` of its time T left (the deadline less the reserve, or
+ * its `attemptTimeoutMs`), so that it could send nothing.
+ */
+function startedTooLate(e: Evidence, record: AttemptRecord, workflowStartMs: number): boolean {
+  const plan = e.scenario.plan;
+  if (plan === false) return false;
+  const least = plan.deadline?.minAttemptMs ?? 100;
+  return timeoutOf(e, record, workflowStartMs) < least + CLOCK_SLACK_MS;
 }
 
 /** The attempt's own timeout T = min(attemptTimeoutMs, deadline − reserve − its start). */
