@@ -197,7 +197,7 @@ describe('the AI SDK in workflow code: durableModel', () => {
     expect(fx.lp.requestCount(m.id)).toBe(1);
   });
 
-  it("counts two requests made at once on one durable model in its budget: the third stops `budget`", async () => {
+  it('counts two requests made at once on one durable model in its budget: the third stops `budget`', async () => {
     const m = fx.model();
     const usage = { inputTokens: 10, outputTokens: 500 };
     fx.lp.script(m.id, [ok('one', { usage }), ok('two', { usage }), ok('three', { usage })]);

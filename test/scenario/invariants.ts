@@ -93,7 +93,15 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     if (request === undefined) {
       const cancelled = record.outcome === 'cancelled' && e.cancelSent;
       if (!NO_REQUEST_CLASSES.has(got) && !cancelled) {
-        out.push({ invariant: 'requests', message: `${where} (${got}) has no request` });
+        // Temporal's schedule-to-close (the deadline less the reserve) ended an attempt that had not sent yet.
+        const unsent = got === 'ResponseTimeout' && e.scenario.health === true;
+        out.push({
+          invariant: 'requests',
+          message:
+            `${where} (${got}) has no request (${record.startedAt} .. ${record.endedAt}; ` +
+            `${(record.failure?.message ?? '').slice(0, 200)})`,
+          ...(unsent ? { known: KNOWN.unsentTimeout } : {}),
+        });
       }
       return { record };
     }
@@ -101,7 +109,11 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     const faults = b?.kind === 'loopback' ? b.faults : [];
     const fault = faults[Math.min(request.stepIndex ?? 0, faults.length - 1)];
     if (fault === undefined) return { record };
-    const allowed = expectedOutcomes(fault, e.scenario.stream, timeoutOf(e, record, startMs));
+    // The request's own timeout is what is left of T once it could send (after a maxInFlight slot wait): the
+    // attempt's end is T after its start, whenever its request went out.
+    const t = timeoutOf(e, record, startMs);
+    const left = Math.min(t, Date.parse(record.startedAt) + t - request.receivedAt);
+    const allowed = expectedOutcomes(fault, e.scenario.stream, left);
     // A streamed attempt that fails after a delta got out is StreamInterrupted, whatever ended it (a timeout too).
     if (e.scenario.stream && (record.streamedDeltas ?? 0) > 0 && canDeliver(fault))
       allowed.push('StreamInterrupted');
@@ -129,7 +141,7 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
         invariant: 'class',
         message:
           `${where}: fault ${JSON.stringify(fault)} recorded as ${got}, expected ${allowed.join(' | ')} ` +
-          `(T ${timeoutOf(e, record, startMs)} ms; ${record.startedAt} .. ${record.endedAt}; ` +
+          `(T ${t} ms, ${left} ms of it left at the request; ${record.startedAt} .. ${record.endedAt}; ` +
           `${(record.failure?.message ?? '').slice(0, 200)})`,
         ...(known ? { known } : {}),
       });

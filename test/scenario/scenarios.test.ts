@@ -30,7 +30,8 @@ import type { Violation } from './stop-oracle.js';
  *
  * `SCENARIO_SEED` replays a run; `SCENARIO_RUNS` sets the number of cases (default 30, about two minutes here);
  * `SCENARIO_PATH` replays one case of a seed, as printed (the regression cases of `regressions.ts` come first);
- * `SCENARIO_JSON` runs one scenario given as JSON; `SCENARIO_VERBOSE=1` prints a failing case's history;
+ * `SCENARIO_JSON` runs one scenario given as JSON; `SCENARIO_VERBOSE=1` prints a failing case's history and every
+ * case's attempts (with `SCENARIO_HISTORY=1` every call's history too);
  * `SCENARIO_SHRINK=1` stops at the first failing case and shrinks it.
  */
 const seed = Number(process.env.SCENARIO_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -133,6 +134,25 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
         console.log(
           `case ${at}: ${describeScenario(s)}\n  -> ${stories.join(' | ')} ${violations.length ? 'VIOLATED' : 'ok'} (${Date.now() - began} ms)`,
         );
+        if (verbose) {
+          for (const call of group.calls) {
+            if (process.env.SCENARIO_HISTORY === '1')
+              console.log(formatHistory(call.history.events ?? []).join('\n'));
+            for (const r of call.records) {
+              const failure = r.failure ? `${r.failure.class}: ${r.failure.message}` : '';
+              console.log(
+                `  ${call.workflowId} ${r.modelCallId} ${r.startedAt} .. ${r.endedAt} ${r.outcome} ${failure}`,
+              );
+            }
+            for (const q of call.requests) {
+              const ended = q.endedAt === undefined ? '?' : new Date(q.endedAt).toISOString();
+              const id = q.headers['x-request-id'] ?? '';
+              console.log(
+                `    request ${id} ${new Date(q.receivedAt).toISOString()} .. ${ended} ${q.outcome}`,
+              );
+            }
+          }
+        }
         if (violations.length === 0) return true;
         failed.push({
           index: at,
