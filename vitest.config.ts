@@ -14,7 +14,7 @@ const cluster: TestProjectInlineConfiguration = {
     include: ['test/cluster/**/*.test.ts', 'test/chaos/**/*.test.ts', 'test/scenario/**/*.test.ts'],
     globalSetup: ['test/harness/global-setup.ts'],
     setupFiles: ['test/harness/setup-runtime.ts', 'test/harness/no-secrets-setup.ts'],
-    env: { MODEL_RETRY_TEST_SERVER: 'cluster', SCENARIO_SEED: '20261202', SCENARIO_RUNS: '25' },
+    env: { MODEL_RETRY_TEST_SERVER: 'cluster', SCENARIO_SEED: '20261202', SCENARIO_RUNS: '20' },
     fileParallelism: false,
     testTimeout: 300_000,
     hookTimeout: 300_000,

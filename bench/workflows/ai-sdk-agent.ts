@@ -140,3 +140,17 @@ export async function durableObjectWorkflow(input: AgentInput): Promise<unknown>
   });
   return object;
 }
+
+/**
+ * Two requests of one durable model at once, then a third: what the model object's `budget` must count for the
+ * third is what both earlier requests spent (a user's `Promise.all` over one model).
+ */
+export async function durableTwoAtOnceWorkflow(input: AgentInput): Promise<string[]> {
+  const model = durableModel(input.model, input.options);
+  const both = await Promise.all([
+    generateText({ model, prompt: input.prompt }),
+    generateText({ model, prompt: input.prompt }),
+  ]);
+  const third = await generateText({ model, prompt: input.prompt });
+  return [...both, third].map((r) => r.text);
+}

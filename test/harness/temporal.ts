@@ -22,6 +22,8 @@ export interface TestTemporal {
     heartbeatThrottleMs?: number;
     /** A workflow bundle other than the run's (one built with the encoding failure converter). */
     workflowBundlePath?: string;
+    /** The worker's identity (history's `ActivityTaskStarted` names it): tells in-process workers apart. */
+    identity?: string;
   }): Promise<TestWorker>;
   close(): Promise<void>;
 }
@@ -64,6 +66,7 @@ export async function connectTestTemporal(
         ...(options.heartbeatThrottleMs !== undefined
           ? { heartbeatThrottleMs: options.heartbeatThrottleMs }
           : {}),
+        ...(options.identity !== undefined ? { identity: options.identity } : {}),
       });
       const { worker } = workers;
       const done = workers.run();

@@ -196,6 +196,24 @@ describe('the AI SDK in workflow code: durableModel', () => {
     expect(fx.lp.requestCount(m.id)).toBe(1);
   });
 
+  it('counts two requests made at once on one durable model in its budget: the third stops `budget`', async () => {
+    const m = fx.model();
+    const usage = { inputTokens: 10, outputTokens: 500 };
+    fx.lp.script(m.id, [ok('one', { usage }), ok('two', { usage }), ok('three', { usage })]);
+    const handle = await start(mr, 'durableTwoAtOnceWorkflow', {
+      model: m.name,
+      prompt: PROMPT,
+      // Each of the first two fits alone (nothing spent, no output seen yet); together they spent 1,020 tokens, and
+      // the third's worst case (10 reported input + the largest output seen, 500) would pass 1,400.
+      options: { budget: { maxTotalTokens: 1400 } },
+    });
+    const run = await finish<string[]>(handle);
+    const details = run.failure?.details?.[0] as ModelCallFailedDetails | undefined;
+    expect(details?.stopReason).toBe('budget');
+    expect(details?.spent?.totalTokens).toBe(1020);
+    expect(fx.lp.requestCount(m.id)).toBe(2);
+  });
+
   it('refuses an option durableModel does not know, naming it, before any request', async () => {
     const m = fx.model();
     const handle = await start(mr, 'durableAgentWorkflow', {

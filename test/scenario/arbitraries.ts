@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Backend, Fault, Moment, PlanShape, RetryAfter, Scenario } from './scenario.js';
+import type { Backend, Fault, Moment, Neighbour, PlanShape, RetryAfter, Scenario } from './scenario.js';
 
 /**
  * fast-check generators of scenarios. Weights keep most cases cheap (waits of tens of ms, fast faults) and make
@@ -134,6 +134,37 @@ const limits: fc.Arbitrary<NonNullable<Scenario['limits']>> = fc.constantFrom(
 
 const HANG_FREE: Fault = { kind: 'status', status: 503, delayMs: 0 };
 
+const budget = fc.record({ maxTotalTokens: fc.integer({ min: 0, max: 120 }) });
+
+/** A neighbour call; its chain's indexes are taken modulo the main chain's length (and made unique) below. */
+const neighbour: fc.Arbitrary<Neighbour> = fc
+  .record({
+    chain: fc.array(fc.nat(2), { minLength: 1, maxLength: 3 }),
+    plan,
+    stream: fc.boolean(),
+    startMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 300 })),
+    // As often as the main call's: a cancel in 1 case of 4, a budget in 1 of 5.
+    cancel: fc.option(moment, { freq: 3, nil: undefined }),
+    budget: fc.option(budget, { freq: 4, nil: undefined }),
+  })
+  .map(({ cancel, budget: b, ...n }) => ({
+    ...n,
+    ...(cancel !== undefined ? { cancel } : {}),
+    ...(b !== undefined ? { budget: b } : {}),
+  }));
+
+/** The neighbour as it runs beside `chain`: backends of that chain, and no plan-less call on a backend that hangs. */
+function fitNeighbour(n: Neighbour, chain: Backend[]): Neighbour {
+  const indexes = [...new Set(n.chain.map((i) => i % chain.length))];
+  const hangs = indexes.some((i) => {
+    const b = chain[i];
+    return b?.kind === 'loopback' && b.faults.some((f) => f.kind === 'hang');
+  });
+  // Without a plan the attempt timeout is the default 300 s (see below).
+  const plan: PlanShape = n.plan === false && hangs ? { maxAttempts: 1, attemptTimeoutMs: 1500 } : n.plan;
+  return { ...n, chain: indexes, plan };
+}
+
 export const scenario: fc.Arbitrary<Scenario> = fc
   .record(
     {
@@ -147,10 +178,7 @@ export const scenario: fc.Arbitrary<Scenario> = fc
       ),
       // Small enough that the worst case of an attempt (about 13 input tokens plus the largest output seen) or a
       // billed failure (an empty answer reports its usage) can pass it within a few attempts.
-      budget: fc.oneof(
-        { weight: 4, arbitrary: fc.constant(undefined) },
-        { weight: 1, arbitrary: fc.record({ maxTotalTokens: fc.integer({ min: 0, max: 120 }) }) },
-      ),
+      budget: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: budget }),
       health: fc.oneof(
         { weight: 2, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
@@ -160,6 +188,13 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         { weight: 4, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
       ),
+      // A case in three runs one or two calls beside the main one, on its workers and backends; half of those
+      // also share one maxInFlight slot per worker and one breaker per backend (else few would: see below).
+      neighbours: fc.oneof(
+        { weight: 2, arbitrary: fc.constant([]) },
+        { weight: 1, arbitrary: fc.array(neighbour, { minLength: 1, maxLength: 2 }) },
+      ),
+      shareFleet: fc.boolean(),
     },
     { requiredKeys: ['chain', 'plan', 'stream'] },
   )
@@ -180,5 +215,13 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     if (s.health === true) out.health = true;
     if (s.limits !== undefined) out.limits = s.limits;
     if (s.secondWorker === true) out.secondWorker = true;
+    if (s.neighbours !== undefined && s.neighbours.length > 0) {
+      out.neighbours = s.neighbours.map((n) => fitNeighbour(n, chain));
+      // Health in 1 case of 3 and a slot limit in 1 of 6 would seldom meet neighbours: shared ones are the point.
+      if (s.shareFleet === true) {
+        out.health = true;
+        out.limits = { ...s.limits, maxInFlight: 1 };
+      }
+    }
     return out;
   });

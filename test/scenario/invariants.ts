@@ -49,12 +49,18 @@ export function checkInvariants(e: Evidence): Violation[] {
     v('cancel', 'the run ended CANCELED but no cancel was requested');
   }
 
-  // CoolingDown is fleet health's or a limit's answer: a call on backends with neither never meets it.
+  // CoolingDown is fleet health's or a limit's answer, or an attempt that started with less than minAttemptMs of
+  // its time left (it waited for a worker: see docs/decisions.md, "Too little time left to send"): a call on
+  // backends with neither never meets it otherwise.
   if (!e.scenario.health && !e.scenario.limits) {
-    for (const r of e.records.filter((x) => x.failure?.class === 'CoolingDown')) {
+    const startMs = eventTimeMs(events[0] ?? {});
+    for (const r of e.records.filter(
+      (x) => x.failure?.class === 'CoolingDown' && !startedTooLate(e, x, startMs),
+    )) {
       v(
         'cooling',
-        `${r.modelCallId} is CoolingDown, but the call's backends have no fleet health and no limits`,
+        `${r.modelCallId} is CoolingDown (${r.failure?.message}), but the call's backends have no fleet health ` +
+          'and no limits, and it started with time to send',
       );
     }
   }
@@ -87,7 +93,15 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     if (request === undefined) {
       const cancelled = record.outcome === 'cancelled' && e.cancelSent;
       if (!NO_REQUEST_CLASSES.has(got) && !cancelled) {
-        out.push({ invariant: 'requests', message: `${where} (${got}) has no request` });
+        // Temporal's schedule-to-close (the deadline less the reserve) ended an attempt that had not sent yet.
+        const unsent = got === 'ResponseTimeout' && e.scenario.health === true;
+        out.push({
+          invariant: 'requests',
+          message:
+            `${where} (${got}) has no request (${record.startedAt} .. ${record.endedAt}; ` +
+            `${(record.failure?.message ?? '').slice(0, 200)})`,
+          ...(unsent ? { known: KNOWN.unsentTimeout } : {}),
+        });
       }
       return { record };
     }
@@ -95,7 +109,11 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     const faults = b?.kind === 'loopback' ? b.faults : [];
     const fault = faults[Math.min(request.stepIndex ?? 0, faults.length - 1)];
     if (fault === undefined) return { record };
-    const allowed = expectedOutcomes(fault, e.scenario.stream, timeoutOf(e, record, startMs));
+    // The request's own timeout is what is left of T once it could send (after a maxInFlight slot wait): the
+    // attempt's end is T after its start, whenever its request went out.
+    const t = timeoutOf(e, record, startMs);
+    const left = Math.min(t, Date.parse(record.startedAt) + t - request.receivedAt);
+    const allowed = expectedOutcomes(fault, e.scenario.stream, left);
     // A streamed attempt that fails after a delta got out is StreamInterrupted, whatever ended it (a timeout too).
     if (e.scenario.stream && (record.streamedDeltas ?? 0) > 0 && canDeliver(fault))
       allowed.push('StreamInterrupted');
@@ -121,7 +139,10 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
             : undefined;
       out.push({
         invariant: 'class',
-        message: `${where}: fault ${JSON.stringify(fault)} recorded as ${got}, expected ${allowed.join(' | ')}`,
+        message:
+          `${where}: fault ${JSON.stringify(fault)} recorded as ${got}, expected ${allowed.join(' | ')} ` +
+          `(T ${t} ms, ${left} ms of it left at the request; ${record.startedAt} .. ${record.endedAt}; ` +
+          `${(record.failure?.message ?? '').slice(0, 200)})`,
         ...(known ? { known } : {}),
       });
     }
@@ -132,6 +153,20 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
 /** Whether a fault sends any text before it ends. */
 function canDeliver(fault: Fault): boolean {
   return ['ok', 'cut', 'stream-cut', 'clean-cut'].includes(fault.kind);
+}
+
+/** Leeway for the activity's own clock readings, a little after the record's `startedAt`. */
+const CLOCK_SLACK_MS = 100;
+
+/**
+ * Whether an attempt started with less than `minAttemptMs` of its time T left (the deadline less the reserve, or
+ * its `attemptTimeoutMs`), so that it could send nothing.
+ */
+function startedTooLate(e: Evidence, record: AttemptRecord, workflowStartMs: number): boolean {
+  const plan = e.scenario.plan;
+  if (plan === false) return false;
+  const least = plan.deadline?.minAttemptMs ?? 100;
+  return timeoutOf(e, record, workflowStartMs) < least + CLOCK_SLACK_MS;
 }
 
 /** The attempt's own timeout T = min(attemptTimeoutMs, deadline − reserve − its start). */

@@ -40,4 +40,22 @@ export const REGRESSIONS: Scenario[] = [
     stream: false,
     budget: { maxTotalTokens: 120 },
   },
+  // N1: three calls at once on one slow backend, one maxInFlight slot per worker and one breaker: the slot holds
+  // (never two requests of the worker in flight), the calls that wait for it send nothing until they have it.
+  {
+    chain: [{ kind: 'loopback', faults: [{ kind: 'ok', delayMs: 200 }] }],
+    plan: { waits: [10], maxAttempts: 2, attemptTimeoutMs: 1000 },
+    stream: false,
+    health: true,
+    limits: { maxInFlight: 1 },
+    neighbours: [
+      {
+        chain: [0],
+        plan: { waits: [10], maxAttempts: 2, attemptTimeoutMs: 1000 },
+        stream: false,
+        startMs: 0,
+      },
+      { chain: [0], plan: { maxAttempts: 1, attemptTimeoutMs: 1500 }, stream: true, startMs: 0 },
+    ],
+  },
 ];

@@ -1,51 +1,14 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import type { temporal } from '@temporalio/proto';
-import { subscribeCallStream } from '../../client/call-stream.js';
-import type { CallStreamItem } from '../../client/call-stream.js';
-import { fetchDecodedHistory } from '../../client/decode-history.js';
-import { readCallHistory } from '../../client/history-reader.js';
-import type { CallHistory } from '../../client/history-reader.js';
-import { startModelCall } from '../../client/model-call-client.js';
-import type { RecordedRequest } from '../../loopback/index.js';
-import type { RetryPlan } from '../../policy/index.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
-import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
-import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';
 import type { ActivityDeps } from '../../activities/index.js';
 import { deadProvider, loopbackProvider } from './fleet.js';
-import type { Moment, PlanShape, Scenario } from './scenario.js';
+import { at, sleep, startCall } from './run-call.js';
+import type { Evidence, RunningCall } from './run-call.js';
+import type { Neighbour, Scenario } from './scenario.js';
 import { stepOf } from './scripts.js';
 
-/** Everything seen of one scenario's run, from every side: what the invariants are checked on. */
-export interface Evidence {
-  scenario: Scenario;
-  workflowId: string;
-  /** The chain as sent (`local:sc-3`, `dead:…`, `nope:…`). */
-  models: string[];
-  /** The call's input retry plan. */
-  retry: RetryPlan | false;
-  /** Temporal's status of the closed run (`COMPLETED`, `FAILED`, `CANCELED`, `TERMINATED`, ...). */
-  status: string;
-  /** The workflow's own failure, when it failed with an application failure. */
-  failure?: ApplicationFailure;
-  result?: unknown;
-  /** The workflow's records (query) and the ones rebuilt from its history. */
-  records: AttemptRecord[];
-  fromHistory: CallHistory;
-  history: temporal.api.history.v1.IHistory;
-  /** The provider requests of this call (by `X-Request-Id` prefix), in order of arrival. */
-  requests: RecordedRequest[];
-  /** The stream as a subscriber from offset 0 read it (streamed scenarios only). */
-  streamItems?: CallStreamItem[];
-  /** Whether the host's cancel was accepted by Temporal (it fails for a run already closed). */
-  cancelSent: boolean;
-  /** Whether the worker was shut down during the call. */
-  killed: boolean;
-}
+export { retryOf } from './run-call.js';
+export type { Evidence } from './run-call.js';
 
 /** The workers a scenario may run on (see `fleet.ts`). */
 export interface ScenarioWorkers {
@@ -55,6 +18,8 @@ export interface ScenarioWorkers {
   shared: TestWorker;
   /** A task queue that an in-process worker and a `model-retry worker` process both poll (started once). */
   pair(): Promise<PairWorkers>;
+  /** Starts an in-process worker (on `taskQueue`, else a fresh one) with an identity of its own. */
+  start(taskQueue?: string): Promise<TestWorker>;
 }
 
 /** The two workers of a pair queue; a kill replaces `worker` (a process may run one worker per task queue). */
@@ -63,19 +28,31 @@ export interface PairWorkers {
   worker: TestWorker;
 }
 
-/** Runs one scenario to its end on the real dev server and gathers the evidence. */
+/** Everything seen of one scenario: the main call's evidence first, then each neighbour's. */
+export interface GroupEvidence {
+  scenario: Scenario;
+  /** The main chain's models (a neighbour's are some of them). */
+  models: string[];
+  calls: Evidence[];
+}
+
+/**
+ * Runs one scenario to its end on the real dev server: the main call and its neighbours at once, on one task
+ * queue and on the same backends, and gathers every call's evidence.
+ */
 export async function runScenario(
   fx: ModelCallFixture,
   workers: ScenarioWorkers,
   s: Scenario,
-): Promise<Evidence> {
+): Promise<GroupEvidence> {
   const models = s.chain.map((b) => {
     // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
     if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;
     if (b.kind === 'unknown') return 'nope:no-such-provider';
     const m = fx.model('sc');
     const steps = b.faults.map((f) => stepOf(f, m.id, s.stream));
-    // The last step repeats, so the provider never runs out (the plan bounds the attempts).
+    // The last step repeats, so the provider never runs out (the plan bounds the attempts). Neighbours share the
+    // script: which step a request gets depends on the order of arrival, and each request says which it got.
     const last = steps.length - 1;
     fx.lp.script(
       m.id,
@@ -83,135 +60,68 @@ export async function runScenario(
     );
     return `${loopbackProvider(s)}:${m.id}`;
   });
-  const retry = retryOf(s.plan);
-  const input: ModelCallInput = {
-    model: models.length === 1 ? (models[0] as string) : models,
-    prompt: 'scenario',
-    retry,
-    ...(s.stream ? { stream: { batchMs: 20 } } : {}),
-    ...(s.budget ? { budget: s.budget } : {}),
-  };
-  const { deps } = workers;
   // A case with a second worker runs on the pair's queue; a case whose worker is killed alone gets a worker of
   // its own (a kill on the pair's queue replaces the pair's in-process worker).
   const pair = s.secondWorker ? await workers.pair() : undefined;
-  let own =
-    s.kill && pair === undefined ? await fx.temporal.startWorker({ deps, shutdownGraceMs: 0 }) : undefined;
+  let own = s.kill && pair === undefined ? await workers.start() : undefined;
   const taskQueue = own?.taskQueue ?? pair?.queue ?? workers.shared.taskQueue;
-  const handle = await startModelCall(fx.temporal.client, input, { taskQueue });
-  const prefix = `${handle.workflowId}/`;
-  const requests = () => fx.lp.requests().filter((r) => r.headers['x-request-id']?.startsWith(prefix));
 
-  let closed = false;
-  const streamItems: CallStreamItem[] = [];
-  const reading = s.stream ? readStream(fx, handle.workflowId, streamItems) : Promise.resolve();
-  let cancelSent = false;
-  const cancelling = s.cancel
-    ? at(s.cancel, requests, () => closed).then(async (reached) => {
-        if (!reached) return;
-        cancelSent = await handle.cancel().then(
-          () => true,
-          () => false,
-        );
-      })
-    : Promise.resolve();
+  const main = await startCall(fx, withoutNeighbours(s), models, taskQueue);
+  const neighbours = (s.neighbours ?? []).map(async (n) => {
+    await sleep(n.startMs);
+    return startCall(
+      fx,
+      neighbourScenario(s, n),
+      n.chain.map((i) => models[i] as string),
+      taskQueue,
+    );
+  });
+
+  let mainClosed = false;
+  void main.closed.then(() => {
+    mainClosed = true;
+  });
   let killed = false;
   const killing = s.kill
-    ? at({ at: 'request', request: s.kill.request, plusMs: 0 }, requests, () => closed).then(
+    ? at({ at: 'request', request: s.kill.request, plusMs: 0 }, main.requests, () => mainClosed).then(
         async (reached) => {
           if (!reached) return;
           killed = true;
           await (own ?? pair?.worker)?.stop();
-          const next = await fx.temporal.startWorker({ deps, taskQueue, shutdownGraceMs: 0 });
+          const next = await workers.start(taskQueue);
           if (own !== undefined) own = next;
           else if (pair !== undefined) pair.worker = next;
         },
       )
     : Promise.resolve();
 
-  const { result, failure } = await outcome(handle);
-  closed = true;
-  await Promise.all([cancelling, killing, reading]);
-  await fx.lp.idle();
-  const records = await handle.query(attemptsQuery);
-  const history = await fetchDecodedHistory(handle);
-  fx.histories.push({ workflowId: handle.workflowId, history });
-  const status = (await handle.describe()).status.name;
+  const calls: RunningCall[] = [main, ...(await Promise.all(neighbours))];
+  await Promise.all(calls.map((c) => c.closed));
+  await killing;
+  const evidence: Evidence[] = [];
+  for (const c of calls) evidence.push(await c.finish(killed));
   if (own !== undefined) await own.stop();
+  return { scenario: s, models, calls: evidence };
+}
+
+function withoutNeighbours(s: Scenario): Scenario {
+  const { neighbours: _n, ...rest } = s;
+  return rest;
+}
+
+/** A neighbour as a scenario of its own: its backends, plan, stream, cancel and budget; the main call's fleet. */
+function neighbourScenario(s: Scenario, n: Neighbour): Scenario {
+  const chain = n.chain.map((i) => s.chain[i]).filter((b) => b !== undefined);
   return {
-    scenario: s,
-    workflowId: handle.workflowId,
-    models,
-    retry,
-    status,
-    ...(failure ? { failure } : {}),
-    ...(result !== undefined ? { result } : {}),
-    records,
-    fromHistory: readCallHistory(history),
-    history,
-    requests: requests(),
-    ...(s.stream ? { streamItems } : {}),
-    cancelSent,
-    killed,
+    chain,
+    plan: n.plan,
+    stream: n.stream,
+    ...(n.cancel ? { cancel: n.cancel } : {}),
+    ...(n.budget ? { budget: n.budget } : {}),
+    ...(s.health ? { health: s.health } : {}),
+    ...(s.limits ? { limits: s.limits } : {}),
+    ...(s.secondWorker ? { secondWorker: s.secondWorker } : {}),
+    // The main call's kill shuts down the neighbours' worker too: their attempts in flight may be WorkerLost.
+    ...(s.kill ? { kill: s.kill } : {}),
   };
-}
-
-/** The plan a scenario's shape stands for. */
-export function retryOf(p: PlanShape): RetryPlan | false {
-  if (p === false) return false;
-  const plan: RetryPlan = {
-    maxAttempts: p.maxAttempts,
-    attemptTimeoutMs: p.attemptTimeoutMs,
-    ...(p.waits ? { waits: p.waits } : {}),
-    ...(p.backoff ? { backoff: p.backoff } : {}),
-    ...(p.retryAfterMaxMs !== undefined ? { retryAfter: { maxMs: p.retryAfterMaxMs } } : {}),
-    ...(p.retriesPerBackend !== undefined ? { retriesPerBackend: p.retriesPerBackend } : {}),
-    ...(p.actions ? { actions: p.actions as RetryPlan['actions'] } : {}),
-  };
-  if (p.deadline) {
-    plan.deadlineInMs = p.deadline.inMs;
-    plan.reserveMs = p.deadline.reserveMs;
-    plan.minAttemptMs = p.deadline.minAttemptMs;
-  } else {
-    plan.minAttemptMs = 100;
-  }
-  return plan;
-}
-
-/** Waits for a moment of the call; false when the call closed first. */
-async function at(m: Moment, requests: () => RecordedRequest[], closed: () => boolean): Promise<boolean> {
-  if (m.at === 'time') {
-    await sleep(m.ms);
-    return !closed();
-  }
-  while (requests().length < m.request) {
-    if (closed()) return false;
-    await sleep(5);
-  }
-  if (m.plusMs > 0) await sleep(m.plusMs);
-  return !closed();
-}
-
-async function outcome(
-  handle: WorkflowHandle<typeof modelCallWorkflow>,
-): Promise<{ result?: unknown; failure?: ApplicationFailure }> {
-  try {
-    return { result: await handle.result() };
-  } catch (error) {
-    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure) {
-      return { failure: error.cause };
-    }
-    if (error instanceof WorkflowFailedError) return {};
-    throw error;
-  }
-}
-
-async function readStream(fx: ModelCallFixture, workflowId: string, into: CallStreamItem[]): Promise<void> {
-  for await (const item of subscribeCallStream(fx.temporal.client, workflowId, { pollCooldownMs: 20 })) {
-    into.push(item);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

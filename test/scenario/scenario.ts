@@ -67,6 +67,23 @@ export type Moment =
   /** `ms` after the call was started. */
   | { at: 'time'; ms: number };
 
+/**
+ * A neighbour: another call started beside the main one, on the same task queue (so the same workers: their
+ * `maxInFlight` slots and fleet-health copies) and on the same backends (the same loopback scripts, so the same
+ * breakers), with a plan, stream and cancellation of its own.
+ */
+export interface Neighbour {
+  /** Its chain: indexes into the main call's chain, in its own order. */
+  chain: number[];
+  plan: PlanShape;
+  stream: boolean;
+  /** Started this long after the main call. */
+  startMs: number;
+  /** Counted in its own provider requests, or from its own start. */
+  cancel?: Moment;
+  budget?: { maxTotalTokens: number };
+}
+
 export interface Scenario {
   chain: Backend[];
   plan: PlanShape;
@@ -82,6 +99,8 @@ export interface Scenario {
   limits?: { maxInFlight?: 1; requestsPerSecond?: 5 };
   /** A `model-retry worker` process polls the call's task queue beside the in-process worker. */
   secondWorker?: boolean;
+  /** Calls running beside the main one (the main call's `kill` shuts their worker down too). */
+  neighbours?: Neighbour[];
 }
 
 /** A short, readable line for a scenario (what a failing case prints besides its JSON). */
@@ -99,7 +118,21 @@ export function describeScenario(s: Scenario): string {
     s.limits ? `limits:${JSON.stringify(s.limits)}` : '',
     s.secondWorker ? 'second worker process' : '',
   ].filter(Boolean);
-  return `${chain} | ${plan}${extra.length ? ` | ${extra.join(' ')}` : ''}`;
+  const main = `${chain} | ${plan}${extra.length ? ` | ${extra.join(' ')}` : ''}`;
+  return [main, ...(s.neighbours ?? []).map((n, i) => `  neighbour ${i + 1}: ${describeNeighbour(n)}`)].join(
+    '\n',
+  );
+}
+
+function describeNeighbour(n: Neighbour): string {
+  const extra = [
+    `+${n.startMs} ms`,
+    n.stream ? 'stream' : '',
+    n.cancel ? `cancel@${JSON.stringify(n.cancel)}` : '',
+    n.budget ? `budget:${n.budget.maxTotalTokens} tokens` : '',
+  ].filter(Boolean);
+  const plan = n.plan === false ? 'no plan' : JSON.stringify(n.plan);
+  return `backends [${n.chain.join(', ')}] | ${plan} | ${extra.join(' ')}`;
 }
 
 function describeFault(f: Fault): string {

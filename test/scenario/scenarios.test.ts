@@ -10,6 +10,7 @@ import type { WorkerProcess } from '../harness/processes.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { replayAll } from '../harness/replay.js';
 import { scenario } from './arbitraries.js';
+import { checkFleet } from './fleet-invariants.js';
 import { checkInvariants } from './invariants.js';
 import { REGRESSIONS } from './regressions.js';
 import { SCENARIO_KEY_ENV, scenarioRegistry, writeScenarioProvidersFile } from './fleet.js';
@@ -23,15 +24,18 @@ import type { Violation } from './stop-oracle.js';
  * The randomized scenario suite (issue 16): fast-check generates fault scripts, plans, chains, cancellations,
  * worker shutdowns, fleet health on or off, per-worker limits and sometimes a second worker (a `model-retry
  * worker` process) on the call's task queue; each case runs `modelCallWorkflow` (and `callModel` inside it) on the real dev server
- * against the loopback provider, and every invariant is checked on what the run left behind.
+ * against the loopback provider, and every invariant is checked on what the run left behind. A case in three runs
+ * one or two neighbour calls beside the main one (same workers, same backends); every call's invariants are
+ * checked, and the fleet's across them (`fleet-invariants.ts`).
  *
- * `SCENARIO_SEED` replays a run; `SCENARIO_RUNS` sets the number of cases (default 40, about two minutes here);
+ * `SCENARIO_SEED` replays a run; `SCENARIO_RUNS` sets the number of cases (default 30, about two minutes here);
  * `SCENARIO_PATH` replays one case of a seed, as printed (the regression cases of `regressions.ts` come first);
- * `SCENARIO_JSON` runs one scenario given as JSON; `SCENARIO_VERBOSE=1` prints a failing case's history;
+ * `SCENARIO_JSON` runs one scenario given as JSON; `SCENARIO_VERBOSE=1` prints a failing case's history and every
+ * case's attempts (with `SCENARIO_HISTORY=1` every call's history too);
  * `SCENARIO_SHRINK=1` stops at the first failing case and shrinks it.
  */
 const seed = Number(process.env.SCENARIO_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const numRuns = Number(process.env.SCENARIO_RUNS ?? 40);
+const numRuns = Number(process.env.SCENARIO_RUNS ?? 30);
 const path = process.env.SCENARIO_PATH;
 const shrink = process.env.SCENARIO_SHRINK === '1';
 const verbose = process.env.SCENARIO_VERBOSE === '1';
@@ -55,15 +59,30 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
   beforeAll(async () => {
     fx = await modelCallFixture();
     const deps = { providers: scenarioRegistry(fx.lp, TEST_SECRETS.apiKey) };
-    const shared = await fx.temporal.startWorker({ deps });
+    // Each in-process worker has its own activities (its own maxInFlight slots and fleet-health copy), like a
+    // process of its own: an identity each lets the fleet invariants tell them apart in history.
+    let started = 0;
+    const identity = (what: string) => `scenario-${what}-${++started}@${process.pid}`;
+    const shared = await fx.temporal.startWorker({ deps, identity: identity('shared') });
     const scenarioDir = mkdtempSync(join(tmpdir(), 'model-retry-scenarios-'));
     dir = scenarioDir;
     workers = {
       deps,
       shared,
+      start: (taskQueue) =>
+        fx.temporal.startWorker({
+          deps,
+          shutdownGraceMs: 0,
+          identity: identity('own'),
+          ...(taskQueue !== undefined ? { taskQueue } : {}),
+        }),
       pair: async () => {
         pair ??= (async () => {
-          const worker = await fx.temporal.startWorker({ deps, shutdownGraceMs: 0 });
+          const worker = await fx.temporal.startWorker({
+            deps,
+            shutdownGraceMs: 0,
+            identity: identity('pair'),
+          });
           const process = await startWorkerProcess({
             address: inject('temporalAddress'),
             taskQueue: worker.taskQueue,
@@ -98,19 +117,52 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
       const property = fc.asyncProperty(scenario, async (s) => {
         const at = index++;
         const began = Date.now();
-        const evidence = await runScenario(fx, workers, s);
-        const violations = checkInvariants(evidence);
-        const story = evidence.records.map((r) => r.failure?.class ?? r.outcome).join(' ');
+        const group = await runScenario(fx, workers, s);
+        // Every call's own invariants (a neighbour's named by its place), then the fleet's across them.
+        const violations = [
+          ...group.calls.flatMap((call, i) =>
+            checkInvariants(call).map((v) =>
+              i === 0 ? v : { ...v, message: `neighbour ${i}: ${v.message}` },
+            ),
+          ),
+          ...checkFleet(group, fx.lp.requests()),
+        ];
+        const stories = group.calls.map((call) => {
+          const story = call.records.map((r) => r.failure?.class ?? r.outcome).join(' ');
+          return `${call.status} [${story}]`;
+        });
         console.log(
-          `case ${at}: ${describeScenario(s)}\n  -> ${evidence.status} [${story}] ${violations.length ? 'VIOLATED' : 'ok'} (${Date.now() - began} ms)`,
+          `case ${at}: ${describeScenario(s)}\n  -> ${stories.join(' | ')} ${violations.length ? 'VIOLATED' : 'ok'} (${Date.now() - began} ms)`,
         );
+        if (verbose) {
+          for (const call of group.calls) {
+            if (process.env.SCENARIO_HISTORY === '1')
+              console.log(formatHistory(call.history.events ?? []).join('\n'));
+            for (const r of call.records) {
+              const failure = r.failure ? `${r.failure.class}: ${r.failure.message}` : '';
+              console.log(
+                `  ${call.workflowId} ${r.modelCallId} ${r.startedAt} .. ${r.endedAt} ${r.outcome} ${failure}`,
+              );
+            }
+            for (const q of call.requests) {
+              const ended = q.endedAt === undefined ? '?' : new Date(q.endedAt).toISOString();
+              const id = q.headers['x-request-id'] ?? '';
+              console.log(
+                `    request ${id} ${new Date(q.receivedAt).toISOString()} .. ${ended} ${q.outcome}`,
+              );
+            }
+          }
+        }
         if (violations.length === 0) return true;
         failed.push({
           index: at,
           scenario: s,
-          workflowId: evidence.workflowId,
+          workflowId: group.calls.map((c) => c.workflowId).join(', '),
           violations,
-          history: formatHistory(evidence.history.events ?? []),
+          history: group.calls.flatMap((c, i) => [
+            `-- ${i === 0 ? 'main call' : `neighbour ${i}`} ${c.workflowId}`,
+            ...formatHistory(c.history.events ?? []),
+          ]),
         });
         // Without shrinking every case runs, so one run shows every failing case; with it, the first one shrinks.
         if (shrink) throw new Error(report([failed.at(-1) as Failed]));

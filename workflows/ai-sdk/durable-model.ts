@@ -7,7 +7,8 @@ import type {
 } from '@ai-sdk/provider';
 import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { Budget, RetryPlan } from '../../policy/index.js';
+import { addSpent, NOTHING_SPENT } from '../../policy/index.js';
+import type { Budget, RetryPlan, Spent } from '../../policy/index.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 import type { ModelCallInput, ModelCallResult } from '../../common/call.js';
 import type { StreamOptions } from '../../common/stream.js';
@@ -129,28 +130,39 @@ export class DurableLanguageModel implements LanguageModelV4 {
     } catch (error) {
       throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
     }
+    // Requests made at once (a `Promise.all` over one model) are each given what was spent before them.
+    const before = this.spent;
     try {
       const result = await callModel(input, {
         notBefore: this.notBefore,
-        ...(this.spent ? { spentBefore: this.spent } : {}),
+        ...(before ? { spentBefore: before } : {}),
         ...(this.options.workflowStream ? { stream: this.options.workflowStream } : {}),
       });
-      this.count(result.spent, result.usage?.outputTokens);
+      this.count(result.spent, before, result.usage?.outputTokens);
       return result;
     } catch (error) {
       if (error instanceof ApplicationFailure && error.type === MODEL_CALL_FAILED) {
         const details = error.details?.[0] as ModelCallFailedDetails | undefined;
-        this.count(details?.spent, undefined);
+        this.count(details?.spent, before, undefined);
       }
       throw error;
     }
   }
 
-  /** Keeps what the model object spent (each call's `spent` counts from what came before it). */
-  private count(spent: ModelCallResult['spent'], outputTokens: number | undefined): void {
+  /**
+   * Adds what one request spent to what the model object spent. A call's `spent` counts from the `before` it was
+   * given; requests made at once were given the same `before`, so only the call's own part is added (keeping the
+   * last call's `spent` forgot what the others spent meanwhile).
+   */
+  private count(
+    spent: ModelCallResult['spent'],
+    before: SpentBefore | undefined,
+    outputTokens: number | undefined,
+  ): void {
     if (spent === undefined) return;
+    const own = minus(spent, before?.spent ?? NOTHING_SPENT);
     const largestOutput = Math.max(this.spent?.largestOutput ?? 0, outputTokens ?? 0);
-    this.spent = { spent, largestOutput };
+    this.spent = { spent: addSpent(this.spent?.spent ?? NOTHING_SPENT, own), largestOutput };
   }
 
   /** The plan with the model's deadline in it; a deadline without a plan bounds a single attempt. */
@@ -176,4 +188,14 @@ export function durableModel(
   options: DurableModelOptions = {},
 ): DurableLanguageModel {
   return new DurableLanguageModel(model, options);
+}
+
+/** What `a` spent beyond `b` (a call's own part of its `spent`). */
+function minus(a: Spent, b: Spent): Spent {
+  return {
+    inputTokens: a.inputTokens - b.inputTokens,
+    outputTokens: a.outputTokens - b.outputTokens,
+    totalTokens: a.totalTokens - b.totalTokens,
+    costUsd: a.costUsd - b.costUsd,
+  };
 }
