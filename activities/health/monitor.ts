@@ -41,13 +41,16 @@ export class HealthMonitor {
   /**
    * What an attempt on `backend` may do now: send, probe, or cool down. When the probe is free, this worker asks
    * for it once (one claim in flight per backend, whatever the number of attempts waiting) and the first attempt
-   * that sees it granted takes it: no other attempt of the fleet gets it.
+   * that sees it granted takes it: no other attempt of the fleet gets it. `until` (ms since the epoch) bounds the
+   * wait for a claim's answer: an attempt waits no longer than its own time allows (past it, it is `cooling`, as
+   * when no answer came), so Temporal's timeout never ends an attempt that sent nothing.
    */
   async admit(
     client: Client,
     taskQueue: string,
     backend: string,
     settings: BreakerSettings,
+    until?: number,
   ): Promise<Admission> {
     const entry = await this.entry(client, taskQueue, backend, settings);
     for (let round = 0; round < 2; round++) {
@@ -60,7 +63,7 @@ export class HealthMonitor {
       entry.claiming ??= this.claim(entry).finally(() => {
         entry.claiming = undefined;
       });
-      await entry.claiming;
+      if (!(await settledBy(entry.claiming, until))) break;
     }
     return { kind: 'cooling', retryAfterMs: 1_000 };
   }
@@ -231,5 +234,22 @@ export class HealthMonitor {
   private async signal(entry: Entry, signal: string, arg: unknown): Promise<void> {
     if (this.client === undefined) return;
     await signalHealth(this.client, entry, signal, arg);
+  }
+}
+
+/** Whether `p` settled by `until` (always, waiting as long as it takes, without `until`). */
+async function settledBy(p: Promise<void>, until: number | undefined): Promise<boolean> {
+  if (until === undefined) {
+    await p;
+    return true;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, until - Date.now()));
+  });
+  try {
+    return await Promise.race([p.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -15,6 +15,7 @@ import type { ProviderRegistry } from '../providers/registry.js';
 import type { LimitsByKey } from '../../common/limits.js';
 import type { HealthMonitor } from './monitor.js';
 import { healthTaskQueue, watchedBackend } from './settings.js';
+import { leastRequestMs, requestTimeoutMs } from '../attempt/attempt-time.js';
 
 type ModelRequest = (input: ModelRequestInput) => Promise<ModelRequestResult>;
 
@@ -113,7 +114,11 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
     if (watched === undefined) return modelRequest(input);
     deps.monitor.useMeter(ctx.metricMeter);
     const taskQueue = healthTaskQueue(ctx.info.taskQueue);
-    const a = await deps.monitor.admit(ctx.client, taskQueue, watched.key, watched.settings);
+    // The wait for a probe claim's answer is bounded by the attempt's own time (what a request still needs
+    // left, minAttemptMs, taken off), as the wait for a maxInFlight slot is.
+    const startMs = Date.now();
+    const until = startMs + requestTimeoutMs(input, startMs) - leastRequestMs(input);
+    const a = await deps.monitor.admit(ctx.client, taskQueue, watched.key, watched.settings, until);
     if (a.kind === 'cooling') {
       ctx.metricMeter
         .createCounter(

@@ -3,7 +3,7 @@ import { Client } from '@temporalio/client';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { HealthMonitor } from '../../activities/health/monitor.js';
 import { readHealth } from '../../activities/health/read.js';
-import { healthWorkflowId } from '../../common/health.js';
+import { HEALTH_CLAIM_SIGNAL, healthWorkflowId } from '../../common/health.js';
 import type { HealthSnapshot } from '../../common/health.js';
 import type { BreakerSettings } from '../../policy/index.js';
 import { runCli } from '../harness/cli.js';
@@ -149,6 +149,42 @@ describe('the health monitor', () => {
       expect((await monitor.admit(client, taskQueue, b, S)).kind).toBe('cooling');
     } finally {
       release();
+      await monitor.close();
+    }
+  });
+
+  it("a probe claim that is not answered holds an attempt no longer than the attempt's time (until)", async () => {
+    // Claims are held at the client for good: without the bound, admit would wait for the answer forever.
+    let holding = false;
+    let heldClaims = 0;
+    const interceptor: WorkflowClientInterceptor = {
+      signalWithStart: async (input, next) => {
+        if (holding && input.signalName === HEALTH_CLAIM_SIGNAL) {
+          heldClaims += 1;
+          return new Promise<never>(() => undefined);
+        }
+        return next(input);
+      },
+    };
+    const client = new Client({
+      connection: fx.temporal.client.connection,
+      namespace: fx.temporal.client.options.namespace,
+      interceptors: { workflow: [interceptor] },
+    });
+    const quick: BreakerSettings = { ...S, coolDownMs: 200 };
+    const monitor = new HealthMonitor({ flushMs: 10, refreshMs: 10 });
+    const b = backend('unanswered-claim');
+    try {
+      expect(await monitor.admit(client, taskQueue, b, quick)).toEqual({ kind: 'send' });
+      for (let i = 0; i < 3; i++) monitor.report(taskQueue, b, { at: Date.now(), class: 'ServerError' });
+      await untilHealth(b, (s) => s.breaker.phase === 'open');
+      await sleep(300); // past the cool-down: the probe is free, and asking for it is a claim
+      holding = true;
+      const a = await monitor.admit(client, taskQueue, b, quick, Date.now() + 200);
+      expect(a.kind).toBe('cooling');
+      expect(heldClaims).toBe(1);
+    } finally {
+      holding = false;
       await monitor.close();
     }
   });

@@ -18,7 +18,7 @@ export const KNOWN = {
   chainWaits: 'K2 a chain with a short waits list stops attempts-exhausted before trying the other backends',
   emptyLength: 'K3 an empty answer with finish_reason length is not OutputLimit',
   cleanCut: 'K4 a clean stream cut (no finish chunk, no [DONE]) is not ConnectionLost / StreamInterrupted',
-  /** Found with neighbour calls (test/scenario/FINDINGS.md, F2): reported to the lead, not fixed here. */
+  /** Found with neighbour calls (test/scenario/FINDINGS.md, F2), fixed: the tag names it should it return. */
   unsentTimeout:
     'F2 an attempt that sent nothing is ResponseTimeout when the deadline fired first (fleet health probe claim wait)',
 } as const;
