@@ -164,6 +164,17 @@ describe('an agent turn under one deadline, controlled while it runs', () => {
     await expect(
       handle.executeUpdate(extendDeadlineUpdate, { args: [{ deadline: '2000-01-01T00:00:00Z' }] }),
     ).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    // Past what Temporal's durations and dates hold: refused by name, and the turn goes on.
+    for (const far of [{ byMs: 1e17 }, { deadline: '9999-12-31T00:00:00Z' }]) {
+      const refused = await handle.executeUpdate(extendDeadlineUpdate, { args: [far] }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(String((refused as WorkflowUpdateFailedError).cause?.message)).toMatch(
+        /at most .* ms \(100 years\)/,
+      );
+    }
     const extended = await handle.executeUpdate(extendDeadlineUpdate, { args: [{ byMs: 60_000 }] });
     expect(Date.parse(extended.deadline)).toBe(Date.parse(before.deadline ?? '') + 60_000);
     const run = await finishTurn(fx, handle);

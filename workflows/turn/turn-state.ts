@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
-import { parseIsoInstant } from '../../policy/index.js';
+import { MAX_PLAN_MS, parseIsoInstant } from '../../policy/index.js';
 import type { ResolvedPlan, Spent, StopReason } from '../../policy/index.js';
 import type { ChatMessage, Usage } from '../../common/attempt.js';
 import type { TurnToolDefinition } from '../../common/tools.js';
@@ -128,6 +128,12 @@ export class TurnState {
       next = current + request.byMs;
     } else {
       throw new Error('pass `{ deadline: ISO }` or `{ byMs: N }`');
+    }
+    if (next - Date.now() > MAX_PLAN_MS) {
+      // Past what Temporal's durations and JavaScript's dates hold (as for the plan's own times).
+      throw new Error(
+        `the deadline can be at most ${MAX_PLAN_MS} ms (100 years) from now: pass a smaller \`byMs\` or an earlier \`deadline\``,
+      );
     }
     if (next <= current) {
       throw new Error(`the deadline can only move later: ${iso(next)} is not after ${iso(current)}`);
