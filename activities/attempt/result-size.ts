@@ -40,11 +40,13 @@ export function withResultLimit(modelRequest: ModelRequest): ModelRequest {
   return async function modelRequestBounded(input) {
     const result = await modelRequest(input);
     const { bytes } = await encodedPayloadSize(result, workerConverter());
-    if (bytes <= TEMPORAL_PAYLOAD_LIMIT_BYTES - resultRoomBytes(input.attempt)) return result;
+    const limit = TEMPORAL_PAYLOAD_LIMIT_BYTES - resultRoomBytes(input.attempt);
+    if (bytes <= limit) return result;
     const now = Date.now();
     const message =
-      `the answer is ${megabytes(bytes)} as a Temporal payload, over Temporal's limit of ` +
-      `${megabytes(TEMPORAL_PAYLOAD_LIMIT_BYTES)}, so it cannot be recorded: lower \`settings.maxOutputTokens\`, ` +
+      `the answer is ${bytes} bytes as a Temporal payload, over the ${limit} it may take (Temporal's ` +
+      `${megabytes(TEMPORAL_PAYLOAD_LIMIT_BYTES)} less the call's records), so it cannot be recorded: lower ` +
+      `\`settings.maxOutputTokens\`, ` +
       PAYLOAD_STORE_FIX;
     const details = failureDetails(
       { misconfigured: true },

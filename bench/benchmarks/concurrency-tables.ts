@@ -1,8 +1,20 @@
 import { cpus } from 'node:os';
 import { ACTIVITY_SLOTS } from '../../worker/worker.js';
 import type { BenchResult, Table } from '../lib/report.js';
-import { fmtMs, fmtNum, fmtPct, fmtRatio, median, ratio, spread, sum } from '../lib/stats.js';
-import type { Spread } from '../lib/stats.js';
+import { fmtMs, fmtNum, fmtPct, median, ratio, sum } from '../lib/stats.js';
+import {
+  against,
+  fmtRatioSpread,
+  fmtSpread,
+  med,
+  medians,
+  pairedRatios,
+  pct,
+  PICK,
+} from './concurrency-cells.js';
+import type { Runs } from './concurrency-cells.js';
+
+export { pairedRatios } from './concurrency-cells.js';
 import { loadKey, MODES } from './concurrency-plan.js';
 import type { ConcurrencyPlan } from './concurrency-plan.js';
 import type { LoadFigures, LoadMode } from './load-run.js';
@@ -14,112 +26,6 @@ const LABEL: Record<LoadMode, string> = {
   modelCallWorkflow: 'model-retry: modelCallWorkflow',
   callModel: 'model-retry: callModel in a workflow',
   floor: 'floor: plain workflow + activity',
-};
-
-type Runs = Map<string, LoadFigures[]>;
-
-/** The medians a table shows of one mode's loads (and the spread of its throughputs). */
-interface Medians {
-  runs: number;
-  callsPerSecond: Spread;
-  callsPerSecondTo90: Spread;
-  workerCpuMs: number;
-  serverCpuMs: number;
-  p50: number;
-  p99: number;
-  events: number;
-  providerRequests: number;
-  serverRequests: number;
-  eager: number;
-  problems: string;
-}
-
-function med(runs: readonly LoadFigures[], pick: (f: LoadFigures) => number | undefined): number {
-  return median(runs.map(pick).filter((v): v is number => v !== undefined && Number.isFinite(v)));
-}
-
-function perCallMs(seconds: number | undefined, calls: number): number | undefined {
-  return seconds === undefined ? undefined : (seconds * 1000) / calls;
-}
-
-/** The server's requests per call of one load, every operation summed (NaN when they could not be read). */
-function serverRequests(f: LoadFigures): number {
-  return f.serverRequestsPerCall ? sum(Object.values(f.serverRequestsPerCall)) : Number.NaN;
-}
-
-function medians(runs: readonly LoadFigures[]): Medians {
-  return {
-    runs: runs.length,
-    callsPerSecond: spread(runs.map((f) => f.callsPerSecond)),
-    callsPerSecondTo90: spread(runs.map((f) => f.callsPerSecondTo90)),
-    workerCpuMs: med(runs, (f) => perCallMs(f.cpuSeconds.worker, f.calls)),
-    serverCpuMs: med(runs, (f) => perCallMs(f.cpuSeconds.devServer, f.calls)),
-    p50: med(runs, (f) => f.latencyMs.p50),
-    p99: med(runs, (f) => f.latencyMs.p99),
-    events: med(runs, (f) => f.eventsPerCall),
-    providerRequests: med(runs, (f) => f.providerRequestsPerCall),
-    serverRequests: med(runs, serverRequests),
-    eager: med(runs, (f) => f.eagerlyStarted / f.calls),
-    problems: runs
-      .map((f) => `${f.calls - f.succeeded}/${f.timeouts.workflowTasks}/${f.timeouts.attempts}`)
-      .join(' '),
-  };
-}
-
-/** `27.8 (19.4–43.0)`: the median and the range of several runs; the median alone for one run. */
-function fmtSpread(s: Spread, fmt: (n: number) => string = (n) => fmtNum(n)): string {
-  if (s.n <= 1) return fmt(s.median);
-  return `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`;
-}
-
-/**
- * Ours over the floor (or one setting over another) round by round: the loads of one round ran in the same
- * minutes, so each round gives one ratio, and the cell is their median and range. Rounds where either side has
- * no figure are left out.
- */
-export function pairedRatios(
-  ours: readonly LoadFigures[],
-  base: readonly LoadFigures[],
-  pick: (f: LoadFigures) => number | undefined,
-): Spread {
-  const n = Math.min(ours.length, base.length);
-  return spread(
-    Array.from({ length: n }, (_, i) => {
-      const a = pick(ours[i] as LoadFigures);
-      const b = pick(base[i] as LoadFigures);
-      return a === undefined || b === undefined ? Number.NaN : ratio(a, b);
-    }),
-  );
-}
-
-/** A ratio's median beside its goal, with the rounds' range: `1.04× ✓ (0.98–1.10×)`. */
-function against(r: Spread, goal: number, atLeast = false): string {
-  if (!Number.isFinite(r.median)) return 'n/a';
-  const met = (atLeast ? r.median >= goal : r.median <= goal) ? '✓' : '✗';
-  return r.n <= 1 ? `${fmtRatio(r.median)} ${met}` : `${fmtRatio(r.median)} ${met} (${rangeOf(r)})`;
-}
-
-function rangeOf(r: Spread): string {
-  return `${fmtRatio(r.min).replace('×', '')}–${fmtRatio(r.max)}`;
-}
-
-function fmtRatioSpread(r: Spread): string {
-  if (!Number.isFinite(r.median)) return 'n/a';
-  return r.n <= 1 ? fmtRatio(r.median) : `${fmtRatio(r.median)} (${rangeOf(r)})`;
-}
-
-function pct(rate: number): string {
-  return `${Math.round(rate * 100)} %`;
-}
-
-const PICK = {
-  to90: (f: LoadFigures) => f.callsPerSecondTo90,
-  toLast: (f: LoadFigures) => f.callsPerSecond,
-  workerCpu: (f: LoadFigures) => perCallMs(f.cpuSeconds.worker, f.calls),
-  serverCpu: (f: LoadFigures) => perCallMs(f.cpuSeconds.devServer, f.calls),
-  p50: (f: LoadFigures) => f.latencyMs.p50,
-  p99: (f: LoadFigures) => f.latencyMs.p99,
-  serverRequests,
 };
 
 function figuresTable(plan: ConcurrencyPlan, runs: Runs, eager: string, rates: readonly number[]): Table {
@@ -170,7 +76,7 @@ function ratioTable(runs: Runs, eager: string, rates: readonly number[]): Table 
       'failing attempts',
       'mode',
       `throughput to 90 % of results (≥ ${GOALS.throughput}×)`,
-      'throughput to the last result',
+      `throughput to the last result (≥ ${GOALS.throughput}×)`,
       `worker CPU per call (≤ ${GOALS.workerCpu}×)`,
       'dev server CPU per call',
       `p50 (≤ ${GOALS.p50}×)`,
@@ -186,7 +92,7 @@ function ratioTable(runs: Runs, eager: string, rates: readonly number[]): Table 
           pct(rate),
           LABEL[mode],
           against(r(PICK.to90), GOALS.throughput, true),
-          fmtRatioSpread(r(PICK.toLast)),
+          against(r(PICK.toLast), GOALS.throughput, true),
           against(r(PICK.workerCpu), GOALS.workerCpu),
           fmtRatioSpread(r(PICK.serverCpu)),
           against(r(PICK.p50), GOALS.p50),
@@ -322,10 +228,12 @@ export function concurrencyResult(plan: ConcurrencyPlan, runs: Runs): BenchResul
         'before each retry, failures drawn per attempt from a seeded source (the same for every mode of a round). ' +
         "CPU per call is CPU time (from /proc) over the load divided by the calls; the worker's includes its " +
         'client, which runs in the same process.',
-      "Throughput to 90 % of results is the goal's figure: calls started at once end with a tail of a few calls " +
-        'whose workflow tasks waited longest to be picked up from the task queue, and that tail, not the code, moved ' +
-        'the throughput to the last result by up to ±40 % from run to run at the same CPU per call. Ratios are taken ' +
-        'round by round (ours and the floor ran in the same minutes); the cell is their median and range.',
+      'Both throughputs are held to the goal: to the last result (what a user waiting for all calls sees) and to ' +
+        '90 % of results. Calls started at once end with a tail of a few calls whose workflow tasks waited longest ' +
+        'to be picked up from the task queue; that tail moved the throughput to the last result by up to ±40 % from ' +
+        "run to run at the same CPU per call, and ours' tail is longer where its CPU per workflow task is higher, so " +
+        'the tail is part of what is measured, not noise to cut. Ratios are taken round by round (ours and the ' +
+        'floor ran in the same minutes); the cell is their median and range.',
       `Worker, dev server and bench process together kept ${fmtPct(busy)} of the machine's ${cpus().length} ` +
         'cores busy at the median load (other users had the rest).',
     ],

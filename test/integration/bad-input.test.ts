@@ -87,7 +87,7 @@ describe('bad input is refused clearly, once', () => {
       { backend: 0, outcome: 'failed', class: 'Misconfigured', action: 'drop' },
     ]);
     expect(run.records[0]?.failure?.message).toMatch(
-      /^the answer is 3\.0 MB as a Temporal payload, over Temporal's limit of 2\.0 MB, so it cannot be recorded: lower `settings\.maxOutputTokens`, or enable the payload store/,
+      /^the answer is \d+ bytes as a Temporal payload, over the \d+ it may take \(Temporal's 2\.0 MB less the call's records\), so it cannot be recorded: lower `settings\.maxOutputTokens`, or enable the payload store/,
     );
     expect(run.details?.stopReason).toBe('non-retryable');
     expect(run.details?.billed).toMatchObject({ attempts: 1, outputTokens: 750_000 });

@@ -1,21 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { promiseHooks } from 'node:v8';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { workflowsPath } from '../../worker/worker.js';
+import { bundleForReplay, installQuietRuntime } from '../harness/replay.js';
 
 const HISTORIES = fileURLToPath(new URL('./histories/', import.meta.url));
 
-try {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-} catch {
-  // Already installed in this process.
-}
+installQuietRuntime();
 
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
 /** The first frame of the project's own workflow code on a stack (source-mapped by Temporal's sandbox). */
 const OWN = /\/(workflows\/[^):]+):\d+/;
 
@@ -52,7 +46,7 @@ const total = (byFile: Record<string, number>) => Object.values(byFile).reduce((
 describe("a model call's own promises", () => {
   let bundle: WorkflowBundle;
   beforeAll(async () => {
-    bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quiet });
+    bundle = await bundleForReplay();
   }, 180_000);
 
   // What the code makes now, and what it made when every step of the attempt loop was an async function and
@@ -71,8 +65,10 @@ describe("a model call's own promises", () => {
 
   it("a run's later calls ask nothing of the worker config: it is awaited once per run", async () => {
     const byFile = await callPromises(bundle, 'turn-tool-and-502');
-    // The local activity's own promises and the one `then` of the first call's ask; none for the second call.
-    expect(byFile['workflows/call/worker-config.ts']).toBe(6);
+    // The local activity's own promises and the one `then` of the first call's ask (6 with SDK 1.23); none for
+    // the second call, which would at least double it.
+    expect(byFile['workflows/call/worker-config.ts']).toBeGreaterThan(0);
+    expect(byFile['workflows/call/worker-config.ts']).toBeLessThanOrEqual(6);
     // `callModel` itself (two calls), the await of the config at the first call only, the await of each of the
     // three attempts and of the one wait: 7 (12 when each call awaited the config and each step).
     expect(byFile['workflows/call/model-call.ts']).toBeLessThanOrEqual(2 + 1 + 3 + 1);

@@ -63,9 +63,16 @@ export interface CallModelOptions {
    * `input.budget` then bounds the total.
    */
   spentBefore?: SpentBefore;
+}
+
+/**
+ * What model-retry's own agent turn passes besides (not public: a wrong count would mis-size the history and
+ * payload checks, so users' calls always count for themselves).
+ */
+export interface TurnCallOptions extends CallModelOptions {
   /**
-   * The UTF-8 JSON bytes of `input.messages` when the caller keeps that count (an agent turn counts its
-   * conversation as it grows, not again at every step); ignored when `input` has a `system` or a `prompt`.
+   * The UTF-8 JSON bytes of `input.messages`, which the turn counts as its conversation grows (not again at
+   * every step); ignored when `input` has a `system` or a `prompt`.
    */
   messagesBytes?: number;
 }
@@ -81,9 +88,16 @@ export interface CallModelOptions {
  * failed attempt any of whose deltas is in the stream log stops the call `stream-interrupted` (never re-sent),
  * with the delivered text as `partialText`.
  */
-export async function callModel(
+export function callModel(input: ModelCallInput, options: CallModelOptions = {}): Promise<ModelCallResult> {
+  // No `messagesBytes` from a user (the public type has none, and plain JavaScript is held to it too).
+  const { messagesBytes: _ignored, ...publicOptions } = options as TurnCallOptions;
+  return callModelForTurn(input, publicOptions);
+}
+
+/** {@link callModel} with the turn's own options: for `workflows/turn/` only. */
+export async function callModelForTurn(
   input: ModelCallInput,
-  options: CallModelOptions = {},
+  options: TurnCallOptions = {},
 ): Promise<ModelCallResult> {
   const { plan, backends, messages, tools, stream: streaming, output } = prepare(input, options.plan);
   const callId = nextCallId();

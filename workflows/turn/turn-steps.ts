@@ -15,7 +15,7 @@ import { TURN_TOO_LARGE, TURN_TOOL_FATAL } from '../../common/turn.js';
 import type { AgentTurnInput, TurnEnd, TurnStep } from '../../common/turn.js';
 import { callCount } from '../call/call-log.js';
 import { backendsOf } from '../call/call-input.js';
-import { callModel } from '../call/model-call.js';
+import { callModelForTurn } from '../call/model-call.js';
 import type { SpentBefore } from '../call/budget-watch.js';
 import { handOverStream } from '../stream.js';
 import { jsonBytes, tooLarge } from './turn-input.js';
@@ -117,7 +117,7 @@ export class TurnSteps {
     const step: TurnStep = { step: (turn.steps.at(-1)?.step ?? 0) + 1, callId: '', attempts: [], tools: [] };
     turn.steps.push(step);
     turn.phase = 'model';
-    return callModel(
+    return callModelForTurn(
       {
         model: this.backends,
         messages: turn.messages,
