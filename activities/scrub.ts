@@ -114,3 +114,56 @@ function bounded(text: string, secrets: readonly string[], max: number): string 
   const clean = scrub(text, secrets).replace(/\s+/g, ' ').trim();
   return clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`;
 }
+
+/** What stands where a provider's message repeated the request's own text. */
+export const REQUEST_TEXT = '[request text]';
+/** Seeds searched for in the request's texts, every half seed along the message. */
+const ECHO_SEED_CHARS = 16;
+/** The shortest run of a message taken for an echo of the request (shorter ones are ordinary words). */
+const ECHO_MIN_CHARS = 24;
+/** How much of a message is searched: more than a bounded message can keep after whitespace is collapsed. */
+const ECHO_SCAN_CHARS = 4 * MAX_MESSAGE_CHARS;
+
+/**
+ * `message` with every run of at least 24 characters that repeats one of `texts` (the request's messages, as
+ * sent or JSON-escaped as a provider's error body may quote them) replaced by `[request text]`: a provider's
+ * error that quotes the prompt leaves none of it in history (the contract: a message holds no request body).
+ * Only the start of a long message is kept (it is bounded after this anyway).
+ */
+export function withoutRequestText(message: string, texts: readonly string[]): string {
+  const m = message.length > ECHO_SCAN_CHARS ? message.slice(0, ECHO_SCAN_CHARS) : message;
+  const sources = texts.flatMap((t) => {
+    if (t.length < ECHO_MIN_CHARS) return [];
+    const escaped = JSON.stringify(t).slice(1, -1);
+    return escaped === t ? [t] : [t, escaped];
+  });
+  if (sources.length === 0 || m.length < ECHO_MIN_CHARS) return m;
+  const echoed = new Uint8Array(m.length);
+  const step = ECHO_SEED_CHARS / 2;
+  for (let i = 0; i + ECHO_SEED_CHARS <= m.length; i += step) {
+    const seed = m.slice(i, i + ECHO_SEED_CHARS);
+    for (const t of sources) {
+      for (let at = t.indexOf(seed), seen = 0; at >= 0 && seen < 4; at = t.indexOf(seed, at + 1), seen++) {
+        let a = i;
+        let b = at;
+        while (a > 0 && b > 0 && m[a - 1] === t[b - 1]) {
+          a--;
+          b--;
+        }
+        let e = i + ECHO_SEED_CHARS;
+        let f = at + ECHO_SEED_CHARS;
+        while (e < m.length && f < t.length && m[e] === t[f]) {
+          e++;
+          f++;
+        }
+        if (e - a >= ECHO_MIN_CHARS) echoed.fill(1, a, e);
+      }
+    }
+  }
+  let out = '';
+  for (let i = 0; i < m.length; i++) {
+    if (echoed[i] !== 1) out += m[i];
+    else if (i === 0 || echoed[i - 1] !== 1) out += REQUEST_TEXT;
+  }
+  return out;
+}

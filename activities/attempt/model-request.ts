@@ -36,6 +36,7 @@ import type { DeltaPublisher, StreamClientFactory } from './delta-publisher.js';
 import { observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
 import type { InFlightLimits, Release } from './in-flight.js';
 import { clearToSend } from './attempt-time.js';
+import { withoutRequestText } from '../scrub.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -89,7 +90,8 @@ export function createModelRequest(deps: ModelRequestDeps) {
       const endMs = now();
       if (observed.observation.headers !== undefined) deps.onHeaders?.(input, observed.observation.headers);
       const times: AttemptTimes = { startedAt, endedAt: new Date(endMs).toISOString() };
-      const details = failureDetails(observed.observation, observed.message, secrets, times, endMs);
+      const message = withoutRequestText(observed.message, requestTexts(input));
+      const details = failureDetails(observed.observation, message, secrets, times, endMs);
       return attemptFailure({ ...details, ...definedOnly(answer), ...sa });
     };
     const cancelled = (): Error => {
@@ -195,4 +197,9 @@ function refine(resolved: ResolvedModel, error: unknown, observed: ObservedError
   if (resolved.refineObservation === undefined) return observed;
   const observation: Observation = resolved.refineObservation(error, observed.observation);
   return { observation, message: observed.message };
+}
+
+/** The texts of the request an attempt sends (its messages' contents), which no failure message may repeat. */
+function requestTexts(input: ModelRequestInput): string[] {
+  return input.messages.map((m) => m.content);
 }

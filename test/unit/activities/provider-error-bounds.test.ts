@@ -131,4 +131,26 @@ describe('a real provider over HTTP (the loopback provider)', () => {
       }
     },
   );
+
+  it('a provider error that repeats the prompt (plain, or JSON-escaped with its newlines) keeps no part of it', async () => {
+    const prompt =
+      'Summarise the quarterly numbers for ACME Corp:\nrevenue 4.2M, churn 3.1 %, runway 14 months.';
+    const escaped = JSON.stringify(prompt).slice(1, -1);
+    lp.script('m', [
+      fail(400, { message: `Invalid value for messages[0].content: '${prompt}' is not allowed here` }),
+      fail(400, { message: `could not parse {"content":"${escaped}"} at offset 12` }),
+      fail(400, { message: `rejected: ${prompt.slice(5, 60)} (truncated)` }),
+    ]);
+    for (let i = 0; i < 3; i++) {
+      const attempt = input('local:m', { messages: [{ role: 'user', content: prompt }] });
+      const { failure, details } = await attemptFailure(runAttempt(registry, attempt).done);
+      const text = historyText(failure);
+      expect(details.class).toBe('BadRequest');
+      expect(text).not.toContain('ACME Corp');
+      expect(text).not.toContain('quarterly numbers');
+      expect(details.message).toContain('[request text]');
+      // What the provider said around the echo is kept.
+      expect(details.message).toMatch(/^(Invalid value for messages\[0\]\.content|could not parse|rejected)/);
+    }
+  });
 });
