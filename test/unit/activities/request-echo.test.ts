@@ -9,7 +9,12 @@ function windows(text: string, n: number): string[] {
 
 describe('withoutRequestText: a provider message keeps no run of the request it repeats', () => {
   it.each([
-    ['a short prompt (under 24 characters) is not searched for', 'ok then', 'error: ok then', 'error: ok then'],
+    [
+      'a short prompt (under 24 characters) is not searched for',
+      'ok then',
+      'error: ok then',
+      'error: ok then',
+    ],
     [
       'a quoted prompt is replaced, the rest kept',
       'please translate this sentence to French',
