@@ -55,7 +55,9 @@ describe('an attempt that no worker started before the deadline', () => {
     // reports SCHEDULE_TO_START, not SCHEDULE_TO_CLOSE: with no schedule-to-start timeout of its own, an activity's
     // schedule-to-start is its schedule-to-close, and an attempt never started fires that one.
     expect(events.some((e) => e.activityTaskStartedEventAttributes)).toBe(false);
-    const timedOut = events.find((e) => e.activityTaskTimedOutEventAttributes)?.activityTaskTimedOutEventAttributes;
+    const timedOut = events.find(
+      (e) => e.activityTaskTimedOutEventAttributes,
+    )?.activityTaskTimedOutEventAttributes;
     expect(Number(timedOut?.startedEventId ?? 0)).toBe(0);
     expect(timedOut?.failure?.timeoutFailureInfo?.timeoutType).toBe(2); // SCHEDULE_TO_START
     expect(fx.lp.requestCount(id)).toBe(0);
