@@ -43,7 +43,9 @@ export class HealthMonitor {
    * for it once (one claim in flight per backend, whatever the number of attempts waiting) and the first attempt
    * that sees it granted takes it: no other attempt of the fleet gets it. `until` (ms since the epoch) bounds the
    * wait for a claim's answer: an attempt waits no longer than its own time allows (past it, it is `cooling`, as
-   * when no answer came), so Temporal's timeout never ends an attempt that sent nothing.
+   * when no answer came), so Temporal's timeout never ends an attempt that sent nothing. It bounds the read of the
+   * backend's state that a new (or idle) copy makes first, too: a read not answered by then is `cooling` (the
+   * read goes on, for the next attempt).
    */
   async admit(
     client: Client,
@@ -52,7 +54,9 @@ export class HealthMonitor {
     settings: BreakerSettings,
     until?: number,
   ): Promise<Admission> {
-    const entry = await this.entry(client, taskQueue, backend, settings);
+    const entered = await within(this.entry(client, taskQueue, backend, settings), until);
+    if (entered === LATE) return { kind: 'cooling', retryAfterMs: 1_000 };
+    const entry = entered;
     for (let round = 0; round < 2; round++) {
       const a = admission(entry.breaker, Date.now(), entry.claims);
       if (a.kind === 'probe') {
@@ -237,19 +241,24 @@ export class HealthMonitor {
   }
 }
 
-/** Whether `p` settled by `until` (always, waiting as long as it takes, without `until`). */
-async function settledBy(p: Promise<void>, until: number | undefined): Promise<boolean> {
-  if (until === undefined) {
-    await p;
-    return true;
-  }
+/** What {@link within} gives when `until` came first. */
+const LATE: unique symbol = Symbol('late');
+
+/** The value of `p`, or {@link LATE} when `until` passes first (always the value, however long, without `until`). */
+async function within<T>(p: Promise<T>, until: number | undefined): Promise<T | typeof LATE> {
+  if (until === undefined) return p;
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, until - Date.now()));
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), Math.max(0, until - Date.now()));
   });
   try {
-    return await Promise.race([p.then(() => true as const), late]);
+    return await Promise.race([p, late]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether `p` settled by `until` (always, waiting as long as it takes, without `until`). */
+async function settledBy(p: Promise<void>, until: number | undefined): Promise<boolean> {
+  return (await within(p, until)) !== LATE;
 }

@@ -11,7 +11,7 @@ import { checkLimits } from './limits.js';
 export interface ModelConfig {
   /** USD per million tokens: what a call's cost budget counts when the provider reports no cost. */
   pricing?: Pricing;
-  /** Limits of this backend alone (`provider:model`); they replace the provider's for it. */
+  /** Limits of this backend alone (`provider:model`); its provider's hold for it too (both hold). */
   limits?: BackendLimits;
 }
 

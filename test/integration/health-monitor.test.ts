@@ -189,6 +189,36 @@ describe('the health monitor', () => {
     }
   });
 
+  it("a first read of the backend's state that does not answer holds an attempt no longer than its time (until)", async () => {
+    // The health workflow's describe is held at the client for good: a new entry's first read never answers, and
+    // without the bound admit would wait for it until Temporal's own timeout ended the attempt (ResponseTimeout,
+    // with nothing sent).
+    let heldReads = 0;
+    const interceptor: WorkflowClientInterceptor = {
+      describe: async () => {
+        heldReads += 1;
+        return new Promise<never>(() => undefined);
+      },
+    };
+    const client = new Client({
+      connection: fx.temporal.client.connection,
+      namespace: fx.temporal.client.options.namespace,
+      interceptors: { workflow: [interceptor] },
+    });
+    const monitor = new HealthMonitor({ flushMs: 600_000, refreshMs: 600_000 });
+    const b = backend('unanswered-read');
+    try {
+      const a = await Promise.race([
+        monitor.admit(client, taskQueue, b, S, Date.now() + 200),
+        sleep(10_000).then(() => 'still waiting' as const),
+      ]);
+      expect(a).toEqual({ kind: 'cooling', retryAfterMs: 1_000 });
+      expect(heldReads).toBe(1);
+    } finally {
+      await monitor.close();
+    }
+  });
+
   it("the outcome that trips a worker's copy is sent at once, not with the next batch", async () => {
     // No flush for ten minutes: only the trip's own sending can reach the health workflow.
     const monitor = new HealthMonitor({ flushMs: 600_000, refreshMs: 100 });
