@@ -1,13 +1,11 @@
 /**
- * The dev server's own count of the requests it served, by gRPC operation (its Prometheus `service_requests`),
- * so a profile can say how many RPCs of each kind a call costs: the figure that separates what a call asks of
- * Temporal from how fast the machine happened to be. Not part of the product.
+ * The dev server's own count of the requests it served, by gRPC operation, for the profiles: the bench's reader
+ * (`bench/lib/server-requests.ts`, the one place that parses the server's metrics) after a wait for the last
+ * requests to show. Not part of the product.
  */
+import { readServerRequests } from '../../bench/lib/server-requests.js';
 
-/** `--metrics-port` for `temporal server start-dev`, so the counts can be read. */
-export function metricsArgs(port: number): string[] {
-  return ['--metrics-port', String(port)];
-}
+export { metricsArgs } from '../../bench/lib/server-requests.js';
 
 /**
  * Requests the frontend served so far, by operation (the client's and the worker's, every namespace summed).
@@ -15,16 +13,7 @@ export function metricsArgs(port: number): string[] {
  */
 export async function rpcCounts(port: number): Promise<Map<string, number>> {
   await new Promise((resolve) => setTimeout(resolve, 2500));
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const counts = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('service_requests{') || !line.includes('service_name="frontend"')) continue;
-    const operation = /operation="([^"]+)"/.exec(line)?.[1];
-    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (operation === undefined || !Number.isFinite(value)) continue;
-    counts.set(operation, (counts.get(operation) ?? 0) + value);
-  }
-  return counts;
+  return readServerRequests(port);
 }
 
 /** What `after` adds to `before`, per call, for the operations that moved: `Op 1.00, Op2 2.01`. */

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { promiseHooks } from 'node:v8';
 import { join } from 'node:path';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import type { DataConverter } from '@temporalio/common';
@@ -85,4 +86,37 @@ export async function replayAll(
     histories,
   );
   expect(replayFailures(results)).toEqual([]);
+}
+
+/** The first frame of the project's own workflow code on a stack (source-mapped by Temporal's sandbox). */
+const OWN_FRAME = /\/(workflows\/[^):]+):\d+/;
+
+/**
+ * Replays `history` and counts the workflow promises whose nearest own frame is in a file under `dir` (e.g.
+ * `workflows/call/`), by file: each costs a stack trace in Temporal's sandbox (its promise hook), most of a run's
+ * workflow CPU beyond the floor's (issue 22). Replay runs workflow code in this thread, so the hook sees them.
+ */
+export async function countOwnPromises(
+  bundle: WorkflowBundle,
+  { workflowId, history }: HistoryAndWorkflowId,
+  dir: string,
+): Promise<Record<string, number>> {
+  const byFile: Record<string, number> = {};
+  const stop = promiseHooks.onInit((promise: Promise<unknown>) => {
+    // Only the workflow context's promises (their constructor is the sandbox's Promise).
+    if (promise.constructor === Promise) return;
+    const ContextError = promise.constructor.constructor('return Error')() as ErrorConstructor;
+    const file = (new ContextError().stack ?? '')
+      .split('\n')
+      .slice(2)
+      .map((line) => OWN_FRAME.exec(line)?.[1])
+      .find((f) => f !== undefined);
+    if (file?.startsWith(dir)) byFile[file] = (byFile[file] ?? 0) + 1;
+  });
+  try {
+    await Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
+  } finally {
+    stop();
+  }
+  return byFile;
 }

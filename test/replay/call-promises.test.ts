@@ -1,44 +1,22 @@
-import { readFileSync } from 'node:fs';
-import { promiseHooks } from 'node:v8';
 import { fileURLToPath } from 'node:url';
-import { Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleForReplay, installQuietRuntime } from '../harness/replay.js';
+import { bundleForReplay, countOwnPromises, installQuietRuntime, readHistory } from '../harness/replay.js';
 
 const HISTORIES = fileURLToPath(new URL('./histories/', import.meta.url));
 
 installQuietRuntime();
 
-/** The first frame of the project's own workflow code on a stack (source-mapped by Temporal's sandbox). */
-const OWN = /\/(workflows\/[^):]+):\d+/;
-
 /**
  * Replays a recorded history and counts the promises created with the call's code (workflows/call/) nearest on
- * the stack: each costs a stack trace in Temporal's sandbox (its promise hook), most of a call's workflow CPU
- * beyond the floor's (issue 22). Replay runs workflow code in this thread.
+ * the stack (`countOwnPromises`).
  */
-async function callPromises(bundle: WorkflowBundle, name: string): Promise<Record<string, number>> {
-  const history = JSON.parse(readFileSync(`${HISTORIES}${name}.json`, 'utf8')) as unknown;
-  const byFile: Record<string, number> = {};
-  const stop = promiseHooks.onInit((promise: Promise<unknown>) => {
-    // Only the workflow context's promises (their constructor is the sandbox's Promise).
-    if (promise.constructor === Promise) return;
-    const ContextError = promise.constructor.constructor('return Error')() as ErrorConstructor;
-    const stack = new ContextError().stack ?? '';
-    const file = stack
-      .split('\n')
-      .slice(2)
-      .map((line) => OWN.exec(line)?.[1])
-      .find((f) => f !== undefined);
-    if (file?.startsWith('workflows/call/')) byFile[file] = (byFile[file] ?? 0) + 1;
-  });
-  try {
-    await Worker.runReplayHistory({ workflowBundle: bundle }, history, `replay-${name}`);
-  } finally {
-    stop();
-  }
-  return byFile;
+function callPromises(bundle: WorkflowBundle, name: string): Promise<Record<string, number>> {
+  return countOwnPromises(
+    bundle,
+    readHistory(`${HISTORIES}${name}.json`, `replay-${name}`),
+    'workflows/call/',
+  );
 }
 
 const total = (byFile: Record<string, number>) => Object.values(byFile).reduce((a, b) => a + b, 0);
