@@ -8,6 +8,9 @@
  *
  *   tsx scripts/profile-calls.ts [calls=200] [rounds=3] [kinds=plain,user,mcw] [replay=yes|no]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile-calls.ts 200 2 mcw
+ *
+ * The calls run on the workflow bundle as the product builds it (our modules concatenated). Where the CPU goes,
+ * module by module and beside the floor: `scripts/profile/cpu-split.ts` on one `--cpu-prof` folder per kind.
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +34,7 @@ const KINDS = (kindsArg ?? 'plain,user,mcw').split(',') as Kind[];
 const WORKFLOWS = fileURLToPath(new URL('./profile/workflows.ts', import.meta.url));
 
 async function main(): Promise<void> {
-  const profile = await startProfile({ workflowsPath: WORKFLOWS });
+  const profile = await startProfile({ workflowsPath: WORKFLOWS, asShipped: true });
   const { server, metricsPort, bundle, lp, providers, native, client } = profile;
   lp.script(ANY_MODEL, [always(ok('answered at once'))]);
   const taskQueue = `profile-${randomUUID()}`;

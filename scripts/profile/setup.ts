@@ -4,7 +4,7 @@
  * registry that reaches it as `local:<model>`, and the connections a client and workers use. Not part of the
  * product.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -18,12 +18,15 @@ import type { LoopbackProvider } from '../../loopback/index.js';
 import { startDevServer } from '../../worker/dev-server.js';
 import type { DevServer } from '../../worker/dev-server.js';
 import { freePort } from '../../worker/free-port.js';
+import { modelRetryWebpackConfigHook } from '../../plugin/bundle.js';
 import { quietBundleLogger } from '../../test/harness/quiet.js';
 import { metricsArgs } from './rpc-counts.js';
 
 /** The loopback provider's API key, given to the registry through this variable (never a real key). */
 export const PROFILE_KEY_ENV = 'MODEL_RETRY_PROFILE_KEY';
 export const PROFILE_KEY = 'sk-loopback-profile-0123456789';
+/** Where a profile writes its workflow bundle's code, when set (see `scripts/profile/cpu-split.ts`). */
+export const PROFILE_BUNDLE_ENV = 'MODEL_RETRY_PROFILE_BUNDLE';
 
 export { quietBundleLogger };
 
@@ -54,6 +57,8 @@ export interface ProfileSetup {
 export async function startProfile(options: {
   workflowsPath: string;
   onDisk?: boolean;
+  /** Bundle as the product does (`modelRetryWebpackConfigHook`: our modules concatenated into one). */
+  asShipped?: boolean;
 }): Promise<ProfileSetup> {
   installQuietRuntime();
   const metricsPort = await freePort();
@@ -63,9 +68,16 @@ export async function startProfile(options: {
       ...(dir ? { dbFilename: join(dir, 'profile.sqlite') } : {}),
       extraArgs: metricsArgs(metricsPort),
     }),
-    bundleWorkflowCode({ workflowsPath: options.workflowsPath, logger: quietBundleLogger }),
+    bundleWorkflowCode({
+      workflowsPath: options.workflowsPath,
+      logger: quietBundleLogger,
+      ...(options.asShipped ? { webpackConfigHook: modelRetryWebpackConfigHook() } : {}),
+    }),
     startLoopbackProvider(),
   ]);
+  // For `scripts/profile/cpu-split.ts`: the code the workflow thread evaluates, to map its profile's lines.
+  const bundleOut = process.env[PROFILE_BUNDLE_ENV];
+  if (bundleOut) writeFileSync(bundleOut, bundle.code);
   const local = { type: 'openai-compatible' as const, baseURL: lp.openaiBaseURL, apiKeyEnv: PROFILE_KEY_ENV };
   const providers = createProviderRegistry({ local }, { env: { [PROFILE_KEY_ENV]: PROFILE_KEY } });
   const native = await NativeConnection.connect({ address: server.address });

@@ -60,13 +60,31 @@ const RACE_MS = 500;
 /**
  * The outcomes a request answered by `fault` may be recorded with: `succeeded` or a failure class. `timeoutMs`
  * is the attempt's own timeout T; a fault slower than T is a `ResponseTimeout`, one near T may be either.
+ * `stream` is the request's; `scriptsStream` the one the fault's loopback step was built for (`stepOf`), which
+ * differs for a neighbour's request on the main call's scripts.
  */
-export function expectedOutcomes(fault: Fault, stream: boolean, timeoutMs: number): string[] {
-  const own = ownOutcomes(fault, stream);
+export function expectedOutcomes(
+  fault: Fault,
+  stream: boolean,
+  timeoutMs: number,
+  scriptsStream = stream,
+): string[] {
+  const own = scriptsStream === stream ? ownOutcomes(fault, stream) : crossedOutcomes(fault, stream);
   const delay = fault.kind === 'hang' ? Infinity : 'delayMs' in fault ? fault.delayMs : 0;
   if (delay > timeoutMs + RACE_MS) return ['ResponseTimeout'];
   if (delay >= timeoutMs - RACE_MS) return [...own, 'ResponseTimeout'];
   return own;
+}
+
+/**
+ * A step built for the other kind of request (`stepOf`). Built for a stream, met by a plain request: `stream-cut`
+ * is a whole answer (the loopback ignores `cutAfterChunks` without a stream) and `clean-cut` a body of server-sent
+ * events where JSON was expected. Built for a plain request, met by a stream: both are `cut`.
+ */
+function crossedOutcomes(fault: Fault, stream: boolean): string[] {
+  if (fault.kind === 'stream-cut') return stream ? ownOutcomes({ kind: 'cut' }, true) : ['succeeded'];
+  if (fault.kind === 'clean-cut') return stream ? ownOutcomes({ kind: 'cut' }, true) : ['ParseFailed'];
+  return ownOutcomes(fault, stream);
 }
 
 function ownOutcomes(fault: Fault, stream: boolean): string[] {

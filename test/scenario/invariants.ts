@@ -113,7 +113,7 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     // attempt's end is T after its start, whenever its request went out.
     const t = timeoutOf(e, record, startMs);
     const left = Math.min(t, Date.parse(record.startedAt) + t - request.receivedAt);
-    const allowed = expectedOutcomes(fault, e.scenario.stream, left);
+    const allowed = expectedOutcomes(fault, e.scenario.stream, left, e.scenario.scriptsStream);
     // A streamed attempt that fails after a delta got out is StreamInterrupted, whatever ended it (a timeout too).
     if (e.scenario.stream && (record.streamedDeltas ?? 0) > 0 && canDeliver(fault))
       allowed.push('StreamInterrupted');
@@ -134,7 +134,7 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
       const known =
         fault.kind === 'empty-length'
           ? KNOWN.emptyLength
-          : fault.kind === 'clean-cut' && e.scenario.stream
+          : fault.kind === 'clean-cut' && e.scenario.stream && e.scenario.scriptsStream !== false
             ? KNOWN.cleanCut
             : undefined;
       out.push({

@@ -116,6 +116,7 @@ function neighbourScenario(s: Scenario, n: Neighbour): Scenario {
     chain,
     plan: n.plan,
     stream: n.stream,
+    ...(n.stream !== s.stream ? { scriptsStream: s.stream } : {}),
     ...(n.cancel ? { cancel: n.cancel } : {}),
     ...(n.budget ? { budget: n.budget } : {}),
     ...(s.health ? { health: s.health } : {}),

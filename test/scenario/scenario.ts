@@ -101,6 +101,11 @@ export interface Scenario {
   secondWorker?: boolean;
   /** Calls running beside the main one (the main call's `kill` shuts their worker down too). */
   neighbours?: Neighbour[];
+  /**
+   * The `stream` the backends' scripts were built for, when it is not this call's own: a neighbour's requests
+   * meet the main call's scripts (a streamed step answers a plain request with the whole answer).
+   */
+  scriptsStream?: boolean;
 }
 
 /** A short, readable line for a scenario (what a failing case prints besides its JSON). */
