@@ -1,12 +1,13 @@
 /**
  * Profiles the product's per-call cost against the platform's floor (issue 22), outside the bench: N calls that
  * answer at once against the loopback provider on one dev server, the client and worker in this process, as
- * (a) a plain workflow + plain activity making the same AI SDK request (the floor), (b) `callModel` in a user's
- * workflow, (c) `modelCallWorkflow` started through `startModelCall`. Rounds are interleaved and repeated; the
+ * (a) a plain workflow + plain activity making the same AI SDK request (the floor, `plain`), (b) the floor plus
+ * what the contract adds (a local activity for the worker's settings, the stop's search attributes: `contract`),
+ * (c) `callModel` in a user's workflow (`user`), (d) `modelCallWorkflow` started through `startModelCall` (`mcw`). Rounds are interleaved and repeated; the
  * figure is this process's CPU time per call (user + system), and the ratios ours/floor within each round.
  * Then replays each kind's histories (`Worker.runReplayHistories`) and reports ms per event.
  *
- *   tsx scripts/profile-calls.ts [calls=200] [rounds=3] [kinds=plain,user,mcw] [replay=yes|no]
+ *   tsx scripts/profile-calls.ts [calls=200] [rounds=3] [kinds=plain,contract,user,mcw] [replay=yes|no]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile-calls.ts 200 2 mcw
  *
  * The calls run on the workflow bundle as the product builds it (our modules concatenated). Where the CPU goes,
@@ -26,11 +27,11 @@ import { createPlainActivities } from './profile/activities.js';
 import { perCall, rpcCounts } from './profile/rpc-counts.js';
 import { fetchHistories, PROFILE_KEY, quietBundleLogger, startProfile } from './profile/setup.js';
 
-type Kind = 'plain' | 'user' | 'mcw';
+type Kind = 'plain' | 'contract' | 'user' | 'mcw';
 const [callsArg, roundsArg, kindsArg, replayArg] = process.argv.slice(2);
 const CALLS = Number(callsArg ?? 200);
 const ROUNDS = Number(roundsArg ?? 3);
-const KINDS = (kindsArg ?? 'plain,user,mcw').split(',') as Kind[];
+const KINDS = (kindsArg ?? 'plain,contract,user,mcw').split(',') as Kind[];
 const WORKFLOWS = fileURLToPath(new URL('./profile/workflows.ts', import.meta.url));
 
 async function main(): Promise<void> {
@@ -53,17 +54,17 @@ async function main(): Promise<void> {
     ...workerSlots(),
   });
   const running = worker.run();
-  const ids: Record<Kind, string[]> = { plain: [], user: [], mcw: [] };
+  const ids: Record<Kind, string[]> = { plain: [], contract: [], user: [], mcw: [] };
   // The dev server's requests per call of each kind's latest round (worker, client and server side alike).
-  const rpcs: Record<Kind, string> = { plain: '', user: '', mcw: '' };
+  const rpcs: Record<Kind, string> = { plain: '', contract: '', user: '', mcw: '' };
 
   const start = (kind: Kind, i: number): Promise<WorkflowHandle> => {
     const model = `local:profile-${i}`;
     const workflowId = `profile-${kind}-${randomUUID()}`;
     ids[kind].push(workflowId);
     const input = { model, prompt: 'answer at once' };
-    if (kind === 'plain')
-      return client.workflow.start('plainCallWorkflow', {
+    if (kind === 'plain' || kind === 'contract')
+      return client.workflow.start(kind === 'plain' ? 'plainCallWorkflow' : 'contractFloorWorkflow', {
         taskQueue,
         workflowId,
         args: [model, input.prompt],
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
   for (const kind of KINDS) ids[kind] = [];
   const figures: Record<Kind, { cpu: number[]; rate: number[] }> = {
     plain: { cpu: [], rate: [] },
+    contract: { cpu: [], rate: [] },
     user: { cpu: [], rate: [] },
     mcw: { cpu: [], rate: [] },
   };
@@ -106,11 +108,13 @@ async function main(): Promise<void> {
       line.push(`${kind} ${f.cpuMsPerCall.toFixed(2)} ms CPU/call ${f.callsPerS.toFixed(1)} calls/s`);
     }
     const plain = figures.plain.cpu.at(-1);
-    const ratios = plain
-      ? KINDS.filter((k) => k !== 'plain').map(
-          (k) => `${k}/plain ${((figures[k].cpu.at(-1) ?? 0) / plain).toFixed(2)}x`,
-        )
-      : [];
+    const contract = figures.contract.cpu.at(-1);
+    const ratio = (k: Kind, to: Kind, base: number | undefined) =>
+      base ? [`${k}/${to} ${((figures[k].cpu.at(-1) ?? 0) / base).toFixed(2)}x`] : [];
+    const ratios = KINDS.filter((k) => k !== 'plain').flatMap((k) => [
+      ...ratio(k, 'plain', plain),
+      ...(k !== 'contract' ? ratio(k, 'contract', contract) : []),
+    ]);
     console.log(`round ${r + 1}: ${line.join(' | ')}  ${ratios.join(' ')}`);
     for (const kind of KINDS) console.log(`  ${kind} RPCs per call: ${rpcs[kind]}`);
   }

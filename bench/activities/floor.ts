@@ -92,6 +92,13 @@ export function createFloorActivities(providers: () => ProviderRegistry) {
         return { name, ...(description !== undefined ? { description } : {}), inputSchema };
       });
     },
+    /**
+     * The contract's floor's local activity (`contractFloorWorkflow`): what the worker says of itself, as
+     * model-retry's `modelRetryConfig` answers a worker with no limits, prices or payload store.
+     */
+    async floorWorkerConfig(): Promise<{ payloadStore: boolean }> {
+      return { payloadStore: false };
+    },
   };
 }
 

@@ -1,7 +1,11 @@
 import type { LoadMode } from './load-run.js';
 
-/** The modes of every round, ours first; the order rotates from round to round. */
-export const MODES: readonly LoadMode[] = ['modelCallWorkflow', 'callModel', 'floor'];
+/**
+ * The modes of every round, ours first; the order rotates from round to round. `contractFloor` is the floor plus
+ * the events the contract itself asks of a call (its marker and search attributes): ours is held to `floor`, and
+ * set beside `contractFloor` to say how much of the rest is the contract's.
+ */
+export const MODES: readonly LoadMode[] = ['modelCallWorkflow', 'callModel', 'contractFloor', 'floor'];
 
 /** An eager setting measured beside "off": the worker's request for eager activities, the client's for eager start. */
 export interface EagerSetting {

@@ -24,7 +24,7 @@ import type { Summary } from '../lib/stats.js';
  * Who makes the calls: model-retry's `modelCallWorkflow` as a client starts it, `callModel` inside a user's
  * workflow, or the floor (a plain workflow and a plain activity making the same request, a timer between tries).
  */
-export type LoadMode = 'modelCallWorkflow' | 'callModel' | 'floor';
+export type LoadMode = 'modelCallWorkflow' | 'callModel' | 'contractFloor' | 'floor';
 
 /** The server a load runs on, and a client of it for the histories. */
 export interface LoadTarget {
@@ -118,6 +118,7 @@ const SERVER_COUNTERS_MS = 1500;
 const KIND: Record<LoadMode, LoadWorkerKind> = {
   modelCallWorkflow: 'model-retry',
   callModel: 'model-retry',
+  contractFloor: 'floor',
   floor: 'floor',
 };
 
@@ -142,8 +143,10 @@ function plannedCall(spec: LoadSpec, model: string): PlannedCall {
   const prompt = 'a call among many';
   const waits = Array.from({ length: MAX_FAILURES }, () => spec.waitMs);
   const workflowId = `bench-load-${spec.mode}-${randomUUID()}`;
-  if (spec.mode === 'floor') {
+  if (spec.mode === 'floor' || spec.mode === 'contractFloor') {
     const input = { model, messages: [{ role: 'user', content: prompt }], timeoutMs: 30_000 };
+    if (spec.mode === 'contractFloor')
+      return { workflowType: 'contractFloorWorkflow', workflowId, input: { ...input, waits } };
     return spec.failureRate > 0
       ? { workflowType: 'floorRetryWorkflow', workflowId, input: { ...input, waits } }
       : { workflowType: 'floorCallWorkflow', workflowId, input };

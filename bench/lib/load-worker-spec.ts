@@ -5,7 +5,12 @@ export type LoadWorkerKind = 'model-retry' | 'floor';
 
 /** One call of a load: the workflow a host starts, with its id and input. */
 export interface PlannedCall {
-  workflowType: 'modelCallWorkflow' | 'userCallWorkflow' | 'floorCallWorkflow' | 'floorRetryWorkflow';
+  workflowType:
+    | 'modelCallWorkflow'
+    | 'userCallWorkflow'
+    | 'floorCallWorkflow'
+    | 'floorRetryWorkflow'
+    | 'contractFloorWorkflow';
   workflowId: string;
   input: unknown;
 }

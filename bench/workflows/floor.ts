@@ -3,7 +3,21 @@
  * benchmark measures model-retry. The activities (bench/activities/floor.ts) make the same request as model-retry's
  * attempt; these workflows add nothing to it but Temporal's own parts: no plan, no search attributes, no records.
  */
-import { ActivityFailure, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  ATTEMPT_COUNT,
+  CLASSES_MET,
+  LAST_FAILURE_CLASS,
+  MODELS_TRIED,
+  STOP_REASON,
+} from '../../common/search-attributes.js';
 import type { ChatMessage, ModelRequestResult, ToolDefinition } from '../../common/attempt.js';
 import type { FloorActivities } from '../activities/floor.js';
 
@@ -77,16 +91,52 @@ export async function floorRetryWorkflow(input: FloorRetryInput): Promise<ModelR
   return retrying(input, false);
 }
 
-async function retrying(input: FloorRetryInput, stream: boolean): Promise<ModelRequestResult> {
+async function retrying(
+  input: FloorRetryInput,
+  stream: boolean,
+  failed?: (attempt: number) => void,
+): Promise<ModelRequestResult> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await request(input, attempt, stream);
     } catch (error) {
       const wait = input.waits[attempt - 1];
       if (!(error instanceof ActivityFailure) || wait === undefined) throw error;
+      failed?.(attempt);
       await sleep(wait);
     }
   }
+}
+
+const { floorWorkerConfig } = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '3 seconds' });
+
+/**
+ * The floor plus what the contract itself asks of every call, and nothing else of model-retry's: the worker's
+ * settings through one local activity at the start (a marker in history: "Workflow code learns which backends have
+ * health or limits settings through one local activity at the call's start"), the failure class in the run's search
+ * attributes when a call first meets it, and the stop's search attributes in one upsert. Beside it, the rest of
+ * ours' cost is model-retry's own code (plan, records, classification), not the contract's events.
+ */
+export async function contractFloorWorkflow(input: FloorRetryInput): Promise<ModelRequestResult> {
+  await floorWorkerConfig();
+  let attempts = 1;
+  const result = await retrying(input, false, (attempt) => {
+    attempts = attempt + 1;
+    // Every scripted failure here is a 502 (one class): upserted once, as ours does a new class.
+    if (attempt === 1) upsertSearchAttributes([{ key: CLASSES_MET, value: ['ServerError'] }]);
+  });
+  upsertSearchAttributes([
+    { key: STOP_REASON, value: 'succeeded' },
+    { key: ATTEMPT_COUNT, value: attempts },
+    { key: MODELS_TRIED, value: [input.model] },
+    ...(attempts > 1
+      ? [
+          { key: LAST_FAILURE_CLASS, value: 'ServerError' },
+          { key: CLASSES_MET, value: ['ServerError'] },
+        ]
+      : []),
+  ]);
+  return result;
 }
 
 /** `floorRetryWorkflow` asked with a prompt, `attempts` and one wait (optionally streamed). */

@@ -6,6 +6,12 @@ export * from '../../workflows/index.js';
 export { serverRetryWorkflow } from './server-retry.js';
 export type { ServerRetryInput } from './server-retry.js';
 export { timerWorkflow } from './timer.js';
-export { floorCallWorkflow, floorPromptWorkflow, floorRetryWorkflow, floorTurnWorkflow } from './floor.js';
+export {
+  contractFloorWorkflow,
+  floorCallWorkflow,
+  floorPromptWorkflow,
+  floorRetryWorkflow,
+  floorTurnWorkflow,
+} from './floor.js';
 export type { FloorCallInput, FloorPromptInput, FloorRetryInput, FloorTurnInput } from './floor.js';
 export { userCallWorkflow } from './user-call.js';

@@ -1,4 +1,7 @@
-/** The floor's activity: the same AI SDK request as an attempt (`doGenerate`, no SDK retry), nothing else. */
+/**
+ * The floor's activities: the same AI SDK request as an attempt (`doGenerate`, no SDK retry), nothing else; and the
+ * contract's floor's local activity.
+ */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createProviderFetch } from '../../activities/providers/transport.js';
 
@@ -11,6 +14,10 @@ export function createPlainActivities(baseURL: string, apiKey: string) {
         prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
       });
       return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    },
+    /** The contract's floor's local activity: the worker's settings, as `modelRetryConfig` answers them. */
+    async plainConfig(): Promise<{ payloadStore: boolean }> {
+      return { payloadStore: false };
     },
   };
 }

@@ -127,7 +127,9 @@ describe('every benchmark at --quick size', () => {
       };
     };
     const runs = Object.values(figures.runs).flat();
-    expect(new Set(runs.map((r) => r.mode))).toEqual(new Set(['modelCallWorkflow', 'callModel', 'floor']));
+    expect(new Set(runs.map((r) => r.mode))).toEqual(
+      new Set(['modelCallWorkflow', 'callModel', 'contractFloor', 'floor']),
+    );
     for (const run of runs.filter((r) => r.eagerStart))
       expect(run.eagerlyStarted, run.mode).toBeGreaterThan(0);
   });
