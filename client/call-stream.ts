@@ -9,17 +9,18 @@ import { CancelledFailure } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
 import { fetchDecodedHistory } from './decode-history.js';
-import { StreamDeliveries } from './history-stream.js';
+import { eventKey, runTail } from './stream-tail.js';
 import type { HistoryEvent } from './history-events.js';
 import type { StreamDelta, StreamEvent } from '../common/stream.js';
 
 /**
- * One item of a call's stream. `offset` is its place in the stream; it is `undefined` for a delta read from the
- * run's history after the run closed (the tail a subscriber between two polls had not read yet).
+ * One item of a call's stream. `offset` is its place in the stream; it is `undefined` for an item read from the
+ * run's history after the run closed (the tail a subscriber between two polls had not read yet): a delta from
+ * its publish signal, an event rebuilt from the attempts the history records.
  */
 export type CallStreamItem =
   | { kind: 'delta'; offset: number | undefined; delta: StreamDelta }
-  | { kind: 'event'; offset: number; event: StreamEvent };
+  | { kind: 'event'; offset: number | undefined; event: StreamEvent };
 
 /** Options of `subscribeCallStream`. */
 export interface SubscribeCallStreamOptions {
@@ -32,9 +33,10 @@ export interface SubscribeCallStreamOptions {
 /**
  * The items of workflow `workflowId`'s stream, from `fromOffset` on, until the workflow closes (following its
  * continue-as-new chain). A run that closes ends every subscription, and a subscriber that was between two polls
- * then has not read the last deltas: those are read from the histories of the chain's runs (their publish
- * signals) and yielded last, so a subscriber from offset 0 always ends with every delta of the chain, once, even
- * one that fell behind or started after earlier runs had closed. The same holds when the run has used up Temporal's updates per run
+ * then has not read the last items: those are read from the histories of the chain's runs (the deltas from their
+ * publish signals, the events rebuilt from the attempts) and yielded last, so a subscriber from offset 0 always
+ * ends with every delta of the chain, once, and every attempt's event and every stop the history tells, once,
+ * even one that fell behind or started after earlier runs had closed. The same holds when the run has used up Temporal's updates per run
  * (each poll is one; 2,000 by default): a subscriber from 0 then waits for the run to close and reads the rest
  * from its history; one from another offset fails with Temporal's error.
  */
@@ -50,6 +52,7 @@ export async function* subscribeCallStream(
     { pollCooldown: options.pollCooldownMs ?? 100, resultType: true },
   );
   const seen = new Map<string, number>();
+  const seenEvents = new Set<string>();
   try {
     for await (const item of items) {
       if (item.topic === DELTA_TOPIC) {
@@ -57,7 +60,9 @@ export async function* subscribeCallStream(
         seen.set(delta.modelCallId, (seen.get(delta.modelCallId) ?? 0) + 1);
         yield { kind: 'delta', offset: item.offset, delta };
       } else {
-        yield { kind: 'event', offset: item.offset, event: item.data as StreamEvent };
+        const event = item.data as StreamEvent;
+        seenEvents.add(eventKey(event));
+        yield { kind: 'event', offset: item.offset, event };
       }
     }
   } catch (error) {
@@ -74,11 +79,18 @@ export async function* subscribeCallStream(
   }
   if ((options.fromOffset ?? 0) !== 0) return;
   for (const events of await chainEvents(client, workflowId)) {
-    for (const delta of new StreamDeliveries(events).all()) {
-      const count = seen.get(delta.modelCallId) ?? 0;
-      if (delta.index < count) continue;
-      seen.set(delta.modelCallId, delta.index + 1);
-      yield { kind: 'delta', offset: undefined, delta: { modelCallId: delta.modelCallId, text: delta.text } };
+    for (const item of runTail(events)) {
+      if (item.kind === 'event') {
+        const key = eventKey(item.event);
+        if (seenEvents.has(key)) continue;
+        seenEvents.add(key);
+        yield { kind: 'event', offset: undefined, event: item.event };
+        continue;
+      }
+      const count = seen.get(item.modelCallId) ?? 0;
+      if (item.index < count) continue;
+      seen.set(item.modelCallId, item.index + 1);
+      yield { kind: 'delta', offset: undefined, delta: { modelCallId: item.modelCallId, text: item.text } };
     }
   }
 }

@@ -1,11 +1,13 @@
 import { readCallHistory } from '../../client/history-reader.js';
 import { describe, expect, it } from 'vitest';
-import { fail, ok, toolCall } from '../../loopback/index.js';
+import { fail, ok, slow, toolCall } from '../../loopback/index.js';
 import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../common/search-attributes.js';
 import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import { finishTurn, runTurn } from '../harness/agent-turn.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';
+import type { CallStreamItem } from '../../client/call-stream.js';
+import { readWholeStream, streamTrace } from '../harness/stream-trace.js';
 import { useOwnServer } from '../harness/fixture.js';
 
 /**
@@ -99,7 +101,9 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     const steps = [1, 2, 3, 4, 5, 6].map((n) =>
       toolCall('calculator', { expression: `${n} * 10` }, { text: `step ${n}. ` }),
     );
-    fx.lp.script('long-stream', [...steps, ok(undefined, { chunks: ['all ', 'done.'] })]);
+    // The last answer comes 3 s after its request: a subscriber that follows the chain reads that call's attempt
+    // event live, in the last run, before the chain closes.
+    fx.lp.script('long-stream', [...steps, slow(3000, ok(undefined, { chunks: ['all ', 'done.'] }))]);
     const handle = await startAgentTurn(
       fx.temporal.client,
       {
@@ -114,10 +118,14 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     );
     let text = '';
     const calls = new Set<string>();
+    const live = new Set<string>();
     const reading = (async () => {
       for await (const item of subscribeCallStream(fx.temporal.client, handle.workflowId)) {
         if (item.kind === 'delta') text += item.delta.text;
-        else calls.add(item.event.callId);
+        else {
+          calls.add(item.event.callId);
+          if (item.offset !== undefined) live.add(item.event.callId);
+        }
       }
     })();
     const run = await finishTurn(fx, handle);
@@ -125,8 +133,10 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     expect(run.result?.text).toBe('all done.');
     expect(run.history.runIds.length).toBeGreaterThan(1);
     expect(text).toBe('step 1. step 2. step 3. step 4. step 5. step 6. all done.');
-    // The subscriber followed the chain: it saw the calls of every run, not only the first or the last.
-    expect(calls.size).toBeGreaterThanOrEqual(6);
+    // Every call's events reached it (live, or rebuilt from the history when it fell behind a run's close) ...
+    expect([...calls].sort()).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7']);
+    // ... and it followed the chain: the last call, in the last run, reached it live.
+    expect(live).toContain('c7');
     expect(run.records.every((r) => r.streamedDeltas !== undefined)).toBe(true);
   });
 
@@ -149,9 +159,13 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
       { taskQueue },
     );
   }
-  const everyStep = 'step 1. step 2. step 3. step 4. step 5. step 6. all done.';
+  /** What a subscriber from 0 reads of such a turn, in short (see `streamTrace`). */
+  const everyItem = [
+    ...[1, 2, 3, 4, 5, 6].flatMap((n) => [`attempt c${n}.1`, `step ${n}. `, `stop c${n} succeeded`]),
+    ...['attempt c7.1', 'all done.', 'stop c7 succeeded'],
+  ];
 
-  it('ends a subscriber that paused in an early run until the chain closed, with every delta once', async () => {
+  it('ends a subscriber that paused in an early run until the chain closed, with every delta and event once', async () => {
     const handle = await startStreamedTurn('paused-stream');
     const items = subscribeCallStream(fx.temporal.client, handle.workflowId);
     // The first item comes from the first run; the subscriber then stops reading while the turn continues as
@@ -159,22 +173,20 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     const first = await items.next();
     const run = await finishTurn(fx, handle);
     expect(run.history.runIds.length).toBeGreaterThan(2);
-    let text = '';
-    for (let item = first; !item.done; item = await items.next()) {
-      if (item.value.kind === 'delta') text += item.value.delta.text;
-    }
-    expect(text).toBe(everyStep);
+    const read: CallStreamItem[] = [];
+    for (let item = first; !item.done; item = await items.next()) read.push(item.value);
+    expect(streamTrace(read)).toEqual(everyItem);
   });
 
-  it('gives a subscriber that starts after the chain closed the deltas of every run, once', async () => {
+  it('gives a subscriber that starts after the chain closed every delta and the events of every call, once, in order', async () => {
     const handle = await startStreamedTurn('late-stream');
     const run = await finishTurn(fx, handle);
     expect(run.history.runIds.length).toBeGreaterThan(2);
-    let text = '';
-    for await (const item of subscribeCallStream(fx.temporal.client, handle.workflowId)) {
-      if (item.kind === 'delta') text += item.delta.text;
-    }
-    expect(text).toBe(everyStep);
+    const items = await readWholeStream(fx.temporal.client, handle.workflowId);
+    expect(items.every((item) => item.offset === undefined)).toBe(true);
+    // The deltas from the runs' publish signals; each call's attempt and stop rebuilt from the attempts, in the
+    // order they reached the stream.
+    expect(streamTrace(items)).toEqual(everyItem);
   });
 
   it('carries only the newest part of a long stream log across runs, never into AgentTurnTooLarge', async () => {

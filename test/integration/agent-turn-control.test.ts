@@ -8,6 +8,7 @@ import { extendDeadlineUpdate, turnStatusQuery } from '../../workflows/turn/turn
 import { story } from '../harness/model-call.js';
 import { finishTurn, runTurn, until } from '../harness/agent-turn.js';
 import { useFixture } from '../harness/fixture.js';
+import { readWholeStream, streamTrace } from '../harness/stream-trace.js';
 
 describe('an agent turn under one deadline, controlled while it runs', () => {
   const { fx, worker } = useFixture();
@@ -111,7 +112,9 @@ describe('an agent turn under one deadline, controlled while it runs', () => {
     fx.lp.script(m.id, [toolCall('sleep_ms', { ms: 120_000 })]);
     const handle = await startAgentTurn(
       fx.temporal.client,
-      { model: m.name, prompt: 'Nap', tools: ['sleep_ms'] },
+      // Streamed: a subscriber after the end reads the call's stop as it was, `succeeded` (its answer was handled
+      // before the cancellation was requested), though the run ended CANCELED.
+      { model: m.name, prompt: 'Nap', tools: ['sleep_ms'], stream: { batchMs: 10 } },
       { taskQueue: worker.taskQueue },
     );
     const running = await until('the tool', async () => {
@@ -132,6 +135,8 @@ describe('an agent turn under one deadline, controlled while it runs', () => {
     expect(canceled).toBeDefined();
     const status = await handle.query(turnStatusQuery);
     expect(status.stopReason).toBe('cancelled');
+    const late = await readWholeStream(fx.temporal.client, handle.workflowId);
+    expect(streamTrace(late)).toEqual(['attempt c1.1', 'stop c1 succeeded']);
     fx.histories.push({ workflowId: handle.workflowId, history });
   });
 

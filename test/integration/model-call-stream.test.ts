@@ -12,6 +12,7 @@ import { finishCall } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { until as untilValue } from '../harness/processes.js';
 import { useFixture } from '../harness/fixture.js';
+import { readWholeStream, streamTrace } from '../harness/stream-trace.js';
 
 /** Waits until `probe` holds (20 s at most, checked every 20 ms). */
 const until = (what: string, probe: () => boolean | Promise<boolean>) =>
@@ -19,6 +20,10 @@ const until = (what: string, probe: () => boolean | Promise<boolean>) =>
 
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
 const ANSWER = WORDS.join('');
+
+/** The events among a stream's items. */
+const eventsOf = (items: readonly CallStreamItem[]) =>
+  items.flatMap((i) => (i.kind === 'event' ? [i.event] : []));
 
 /** Reads a workflow's stream until it ends, keeping every item. */
 function collect(fx: ModelCallFixture, workflowId: string, fromOffset = 0) {
@@ -69,9 +74,11 @@ describe('streamed model calls', () => {
       attempt: 1,
       model: m.name,
     });
-    // The stop event is published as the run closes: a subscriber between two polls then misses it.
-    const stop = { type: 'stop', callId: 'c1', stopReason: 'succeeded', modelCallId: 'c1.1' };
-    expect(events.slice(1)).toEqual(events.length > 1 ? [stop] : []);
+    // The stop event is published as the run closes: a subscriber between two polls then reads it rebuilt from
+    // the history, the same event.
+    expect(events.slice(1)).toEqual([
+      { type: 'stop', callId: 'c1', stopReason: 'succeeded', modelCallId: 'c1.1' },
+    ]);
   });
 
   it('retries a failure before the first delta, and the caller sees one clean answer', async () => {
@@ -92,6 +99,17 @@ describe('streamed model calls', () => {
     ]);
     expect(reader.text()).toBe(ANSWER);
     expect(run.result?.output.text).toBe(ANSWER);
+    // A subscriber from 0 after the run closed reads it all from the history: the events rebuilt from the
+    // attempts equal the ones the workflow published.
+    const late = await readWholeStream(fx.temporal.client, handle.workflowId);
+    expect(streamTrace(late)).toEqual([
+      'attempt c1.1',
+      'attempt c1.2',
+      'attempt c1.3',
+      ANSWER,
+      'stop c1 succeeded',
+    ]);
+    expect(eventsOf(late)).toEqual(eventsOf(reader.items));
   });
 
   it('drops deltas not yet published when the attempt fails: they never reached the caller, so it is retried', async () => {
@@ -138,6 +156,9 @@ describe('streamed model calls', () => {
     expect(run.records[0]?.failure?.message).toMatch(/^ConnectionLost after \d+ streamed deltas: /);
     expect(run.records[0]?.failure?.action).toBeUndefined();
     expect(readCallHistory(run.history).stopReason).toBe('stream-interrupted');
+    const late = await readWholeStream(fx.temporal.client, handle.workflowId);
+    expect(streamTrace(late)).toEqual(['attempt c1.1', partial, 'stop c1 stream-interrupted']);
+    expect(eventsOf(late)).toEqual(eventsOf(reader.items));
     fx.lp.reset();
   });
 
@@ -185,6 +206,8 @@ describe('streamed model calls', () => {
     expect(types).not.toContain('TimerFired');
     expect(fx.lp.requestCount(m.id)).toBe(1);
     expect(readCallHistory(history).attempts).toEqual(await handle.query(attemptsQuery));
+    const late = await readWholeStream(fx.temporal.client, handle.workflowId);
+    expect(streamTrace(late)).toEqual(['attempt c1.1', 'stop c1 cancelled']);
     fx.histories.push({ workflowId: handle.workflowId, history });
   });
 
@@ -212,6 +235,7 @@ describe('streamed model calls', () => {
     expect(readCallHistory(history).attempts).toEqual(records);
     // The subscription ends with the cancelled run, with every delta the attempt delivered before it stopped.
     expect(reader.text()).toBe(chunks.slice(0, records[0]?.streamedDeltas).join(''));
+    expect(streamTrace(reader.items)).toEqual(['attempt c1.1', reader.text(), 'stop c1 cancelled']);
     fx.histories.push({ workflowId: handle.workflowId, history });
   });
 
