@@ -9,7 +9,8 @@ import { CancelledFailure } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
 import { fetchDecodedHistory } from './decode-history.js';
-import { eventKey, runTail } from './stream-tail.js';
+import { carriedLog, eventKey, runTail } from './stream-tail.js';
+import type { CarriedLog, TailItem } from './stream-tail.js';
 import type { HistoryEvent } from './history-events.js';
 import type { StreamDelta, StreamEvent } from '../common/stream.js';
 
@@ -35,8 +36,8 @@ export interface SubscribeCallStreamOptions {
  * continue-as-new chain). A run that closes ends every subscription, and a subscriber that was between two polls
  * then has not read the last items: those are read from the histories of the chain's runs (the deltas from their
  * publish signals, the events rebuilt from the attempts) and yielded last, so a subscriber from offset 0 always
- * ends with every delta of the chain, once, and every attempt's event and every stop the history tells, once,
- * even one that fell behind or started after earlier runs had closed. The same holds when the run has used up Temporal's updates per run
+ * ends with every delta of the chain, once, even one that fell behind or started after earlier runs had closed;
+ * and with every attempt's event and every stop the history tells that came after what it read live, once. The same holds when the run has used up Temporal's updates per run
  * (each poll is one; 2,000 by default): a subscriber from 0 then waits for the run to close and reads the rest
  * from its history; one from another offset fails with Temporal's error.
  */
@@ -46,53 +47,121 @@ export async function* subscribeCallStream(
   options: SubscribeCallStreamOptions = {},
 ): AsyncGenerator<CallStreamItem, void, undefined> {
   const stream = followToCurrentRun(WorkflowStreamClient.create(client, workflowId), client, workflowId);
-  const items = stream.subscribe<StreamDelta | StreamEvent>(
-    [DELTA_TOPIC, EVENT_TOPIC],
-    options.fromOffset ?? 0,
-    { pollCooldown: options.pollCooldownMs ?? 100, resultType: true },
-  );
-  const seen = new Map<string, number>();
-  const seenEvents = new Set<string>();
-  try {
-    for await (const item of items) {
-      if (item.topic === DELTA_TOPIC) {
-        const delta = item.data as StreamDelta;
-        seen.set(delta.modelCallId, (seen.get(delta.modelCallId) ?? 0) + 1);
-        yield { kind: 'delta', offset: item.offset, delta };
-      } else {
-        const event = item.data as StreamEvent;
-        seenEvents.add(eventKey(event));
-        yield { kind: 'event', offset: item.offset, event };
+  const pollCooldown = options.pollCooldownMs ?? 100;
+  const read = new ReadSoFar();
+  const fromStart = (options.fromOffset ?? 0) === 0;
+  let next = options.fromOffset ?? 0;
+  for (;;) {
+    const items = stream.subscribe<StreamDelta | StreamEvent>([DELTA_TOPIC, EVENT_TOPIC], next, {
+      pollCooldown,
+      resultType: true,
+    });
+    try {
+      for await (const item of items) {
+        // The poll resumed past items it had not read: the log a turn carried into this run was cut there. Those
+        // items are in the closed runs' histories: they come now, in order, before the carried ones.
+        if (fromStart && item.offset > next) {
+          const gap = await gapBefore(client, workflowId, item.offset);
+          if (gap) yield* read.fill(gap.tail, gap.carried);
+        }
+        next = item.offset + 1;
+        yield read.live(item);
       }
+      break;
+    } catch (error) {
+      // A poll refused because the workflow task that was to admit it failed (its worker died, say): the run goes
+      // on with another task, so the subscription polls again from where it was.
+      if (workflowTaskFailed(error)) {
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(pollCooldown, RETRY_AFTER_TASK_FAILURE_MS)),
+        );
+        continue;
+      }
+      // Cancelling the workflow cancels the poll waiting in it: the stream ends with the run.
+      const cancelled = error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure;
+      if (!cancelled && !(updatesExhausted(error) && fromStart)) throw error;
+      // No poll is admitted any more (the run was cancelled, or took all the updates Temporal allows it), but
+      // deltas may still come (a cancelled attempt publishes until it notices): once the run has closed, the rest
+      // of the stream is read from its history (late, but complete).
+      await client.workflow
+        .getHandle(workflowId)
+        .result()
+        .catch(() => undefined);
+      break;
     }
-  } catch (error) {
-    // Cancelling the workflow cancels the poll waiting in it: the stream ends with the run.
-    const cancelled = error instanceof WorkflowUpdateFailedError && error.cause instanceof CancelledFailure;
-    if (!cancelled && !(updatesExhausted(error) && (options.fromOffset ?? 0) === 0)) throw error;
-    // No poll is admitted any more (the run was cancelled, or took all the updates Temporal allows it), but
-    // deltas may still come (a cancelled attempt publishes until it notices): once the run has closed, the rest
-    // of the stream is read from its history (late, but complete).
-    await client.workflow
-      .getHandle(workflowId)
-      .result()
-      .catch(() => undefined);
   }
-  if ((options.fromOffset ?? 0) !== 0) return;
-  for (const events of await chainEvents(client, workflowId)) {
-    for (const item of runTail(events)) {
+  if (!fromStart) return;
+  yield* read.fill((await chainEvents(client, workflowId)).flatMap((events) => runTail(events)));
+}
+
+/**
+ * What a subscriber from offset 0 has read: of each attempt, how many deltas (always its first ones: what it
+ * read is the log from 0 on, or from histories in the same order), and the events by `eventKey`.
+ */
+class ReadSoFar {
+  private readonly deltas = new Map<string, number>();
+  private readonly events = new Set<string>();
+
+  live(item: { topic: string; offset: number; data: unknown }): CallStreamItem {
+    if (item.topic === DELTA_TOPIC) {
+      const delta = item.data as StreamDelta;
+      this.deltas.set(delta.modelCallId, (this.deltas.get(delta.modelCallId) ?? 0) + 1);
+      return { kind: 'delta', offset: item.offset, delta };
+    }
+    const event = item.data as StreamEvent;
+    this.events.add(eventKey(event));
+    return { kind: 'event', offset: item.offset, event };
+  }
+
+  /**
+   * The items of `tail` not read yet, in its order; with `carried`, not those the log carried into the next
+   * run holds either (they come live next: each attempt's newest deltas, its events). An event placed before the
+   * last item read is not rebuilt: missed in the middle (behind a cut the gap did not cover), it would come
+   * after later ones and tell a reader that an old attempt started; its deltas still come.
+   */
+  *fill(tail: readonly TailItem[], carried?: CarriedLog): Generator<CallStreamItem> {
+    const total = new Map<string, number>();
+    for (const item of tail)
+      if (item.kind === 'delta') total.set(item.modelCallId, (total.get(item.modelCallId) ?? 0) + 1);
+    const upTo = (id: string) => (total.get(id) ?? 0) - (carried?.deltas.get(id) ?? 0);
+    const isRead = (item: TailItem) =>
+      item.kind === 'event'
+        ? this.events.has(eventKey(item.event))
+        : item.index < (this.deltas.get(item.modelCallId) ?? 0);
+    const lastRead = tail.findLastIndex(isRead);
+    for (const [i, item] of tail.entries()) {
+      if (isRead(item)) continue;
       if (item.kind === 'event') {
         const key = eventKey(item.event);
-        if (seenEvents.has(key)) continue;
-        seenEvents.add(key);
+        if (i < lastRead || carried?.events.has(key)) continue;
+        this.events.add(key);
         yield { kind: 'event', offset: undefined, event: item.event };
         continue;
       }
-      const count = seen.get(item.modelCallId) ?? 0;
-      if (item.index < count) continue;
-      seen.set(item.modelCallId, item.index + 1);
+      if (item.index >= upTo(item.modelCallId)) continue;
+      this.deltas.set(item.modelCallId, item.index + 1);
       yield { kind: 'delta', offset: undefined, delta: { modelCallId: item.modelCallId, text: item.text } };
     }
+    // What the carried log holds of an attempt follows what came from history, as its next deltas.
+    for (const id of carried?.deltas.keys() ?? []) this.deltas.set(id, upTo(id));
   }
+}
+
+/**
+ * The items a subscriber missed when its poll resumed at `offset`, the oldest item of the log a run of the chain
+ * started with: every item of the runs before it, and that run's carried log (which it reads next, live). No gap
+ * when no run started with a log at that offset (the jump was over items of another topic).
+ */
+async function gapBefore(
+  client: Client,
+  workflowId: string,
+  offset: number,
+): Promise<{ tail: TailItem[]; carried: CarriedLog } | undefined> {
+  const chain = await chainEvents(client, workflowId);
+  const at = chain.findIndex((events) => carriedLog(events)?.baseOffset === offset);
+  const carried = at > 0 ? carriedLog(chain[at] ?? []) : undefined;
+  if (!carried) return undefined;
+  return { tail: chain.slice(0, at).flatMap((events) => runTail(events)), carried };
 }
 
 /**
@@ -142,6 +211,21 @@ async function chainEvents(client: Client, workflowId: string): Promise<HistoryE
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   } while (runId !== undefined);
   return runs;
+}
+
+/** How long a subscription waits before it polls again after a workflow task failed to admit its poll, ms. */
+const RETRY_AFTER_TASK_FAILURE_MS = 500;
+
+/**
+ * Whether `error` is Temporal refusing an update because the workflow task that was to admit it failed
+ * (`FAILED_PRECONDITION`, "... unexpected workflow task failure"): not the subscription's fault, nor the end.
+ */
+function workflowTaskFailed(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (isGrpcServiceError(e))
+      return e.code === FAILED_PRECONDITION && /workflow task failure/i.test(e.message);
+  }
+  return false;
 }
 
 /** Whether `error` is Temporal refusing an update because the run has had as many as it may. */

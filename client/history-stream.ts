@@ -97,14 +97,19 @@ function endedActivity(event: HistoryEvent): number | undefined {
   return id === undefined || id === null ? undefined : idOf(id);
 }
 
-function decodeDelta(data: unknown): StreamDelta | undefined {
+/** The value of one stream item's wire data (base64 of the payload's wire form), or `undefined`. */
+export function decodeStreamData(data: unknown): unknown {
   if (typeof data !== 'string') return undefined;
   try {
-    const delta = defaultPayloadConverter.fromPayload<Partial<StreamDelta>>(decodePayloadWire(data));
-    return typeof delta?.modelCallId === 'string' && typeof delta.text === 'string'
-      ? { modelCallId: delta.modelCallId, text: delta.text }
-      : undefined;
+    return defaultPayloadConverter.fromPayload<unknown>(decodePayloadWire(data));
   } catch {
     return undefined;
   }
+}
+
+function decodeDelta(data: unknown): StreamDelta | undefined {
+  const delta = decodeStreamData(data) as Partial<StreamDelta> | undefined;
+  return typeof delta?.modelCallId === 'string' && typeof delta.text === 'string'
+    ? { modelCallId: delta.modelCallId, text: delta.text }
+    : undefined;
 }

@@ -6,8 +6,11 @@ import type { BenchContext } from '../lib/context.js';
 import { countTypes } from '../lib/history.js';
 import { cpuSeconds, findDevServerPid } from '../lib/proc.js';
 
-/** Which side of the comparison a load runs: model-retry's `agentTurnWorkflow` or the floor's plain workflow. */
-export type Side = 'model-retry' | 'floor';
+/**
+ * Which side of the comparison a load runs: model-retry's `agentTurnWorkflow`, the floor's plain workflow, or the
+ * contract's floor (the plain workflow plus the marker and the stop's search attributes the contract asks for).
+ */
+export type Side = 'model-retry' | 'floor' | 'contract-floor';
 
 /** One load: `turns` agent turns started at once, each `modelCalls` model calls (a tool call between two). */
 export interface TurnLoadSpec {
@@ -40,7 +43,7 @@ export interface TurnLoadFigures {
  */
 export async function runTurnLoad(ctx: BenchContext, spec: TurnLoadSpec): Promise<TurnLoadFigures> {
   const models = Array.from({ length: spec.turns }, () => {
-    const model = ctx.model(`turn-${spec.side === 'floor' ? 'floor' : 'ours'}`);
+    const model = ctx.model(`turn-${spec.side === 'model-retry' ? 'ours' : spec.side}`);
     const asks = Array.from({ length: spec.modelCalls - 1 }, () =>
       toolCall('calculator', { expression: '6 * 7' }),
     );
@@ -97,7 +100,7 @@ export async function runTurnLoad(ctx: BenchContext, spec: TurnLoadSpec): Promis
 
 function start(ctx: BenchContext, spec: TurnLoadSpec, model: string): Promise<WorkflowHandle> {
   const prompt = 'Calculate, then answer.';
-  const workflowId = `bench-turn-${spec.side === 'floor' ? 'floor-' : ''}${randomUUID()}`;
+  const workflowId = `bench-turn-${spec.side === 'model-retry' ? '' : `${spec.side}-`}${randomUUID()}`;
   if (spec.side === 'model-retry') {
     return startAgentTurn(
       ctx.client,
@@ -105,7 +108,8 @@ function start(ctx: BenchContext, spec: TurnLoadSpec, model: string): Promise<Wo
       { taskQueue: spec.taskQueue, workflowId },
     );
   }
-  return ctx.client.workflow.start('floorTurnWorkflow', {
+  const type = spec.side === 'floor' ? 'floorTurnWorkflow' : 'contractFloorTurnWorkflow';
+  return ctx.client.workflow.start(type, {
     taskQueue: spec.taskQueue,
     workflowId,
     args: [{ model, prompt, tools: ['calculator'], maxSteps: spec.modelCalls }],

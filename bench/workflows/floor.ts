@@ -170,3 +170,21 @@ export async function floorTurnWorkflow(input: FloorTurnInput): Promise<{ steps:
   }
   return { steps: input.maxSteps, text: '' };
 }
+
+/**
+ * The contract's floor of an agent turn: the floor's turn plus what the contract asks of the turn's run: the
+ * worker's settings through one local activity at the start (the marker), and the stop's search attributes in one
+ * upsert at the end (no call here meets a failure). Beside it, the rest of ours' cost is model-retry's own code.
+ */
+export async function contractFloorTurnWorkflow(
+  input: FloorTurnInput,
+): Promise<{ steps: number; text: string }> {
+  await floorWorkerConfig();
+  const result = await floorTurnWorkflow(input);
+  upsertSearchAttributes([
+    { key: STOP_REASON, value: 'succeeded' },
+    { key: ATTEMPT_COUNT, value: result.steps },
+    { key: MODELS_TRIED, value: [input.model] },
+  ]);
+  return result;
+}

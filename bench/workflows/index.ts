@@ -7,6 +7,7 @@ export { serverRetryWorkflow } from './server-retry.js';
 export type { ServerRetryInput } from './server-retry.js';
 export { timerWorkflow } from './timer.js';
 export {
+  contractFloorTurnWorkflow,
   contractFloorWorkflow,
   floorCallWorkflow,
   floorPromptWorkflow,

@@ -10,7 +10,7 @@ import { attemptsQuery } from '../../workflows/call/call-log.js';
 import type { AttemptRecord } from '../../common/call.js';
 import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import type { AgentTurnInput, AgentTurnPartial, AgentTurnResult, TurnStatus } from '../../common/turn.js';
-import { expectNoSecrets, isLoopbackModel } from './model-call.js';
+import { expectNoSecrets, expectProviderSawSent } from './model-call.js';
 import type { ModelCallFixture } from './model-call.js';
 import type { TestWorker } from './temporal.js';
 
@@ -57,12 +57,7 @@ export async function finishTurn(
     expect(readCallHistory(own).attempts).toEqual(records);
     fx.histories.push({ workflowId: handle.workflowId, history: own });
   }
-  for (const model of new Set(records.map((r) => r.model).filter(isLoopbackModel))) {
-    const id = model.slice(model.indexOf(':') + 1);
-    expect(fx.lp.requestCount(id), `requests to ${model}`).toBe(
-      records.filter((r) => r.model === model).length,
-    );
-  }
+  expectProviderSawSent(fx.lp, records);
   if (result) expect(result.steps.flatMap((s) => s.attempts)).toEqual(records);
   const details = failure?.details?.[0] as (AgentTurnPartial & { turn?: AgentTurnPartial }) | undefined;
   const partial = details?.turn ?? details;

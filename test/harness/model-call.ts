@@ -155,20 +155,26 @@ export async function finishCall(
   };
   expect(readCallHistory(history).attempts).toEqual(records);
   expectNoSecrets(history, handle.workflowId);
-  // The provider saw exactly the attempts on record that sent, model by model. `CoolingDown` sends nothing by the
-  // contract (an attempt that started with less than minAttemptMs left, as a loaded machine may leave the last one
-  // before a deadline, is `CoolingDown`). `Misconfigured` may have sent (an answer too large to record).
-  const sent = records.filter((r) => !UNSENT.has(r.failure?.class ?? ''));
-  for (const model of new Set(records.map((r) => r.model).filter(isLoopbackModel))) {
-    const id = model.slice(model.indexOf(':') + 1);
-    expect(fx.lp.requestCount(id), `requests to ${model}`).toBe(sent.filter((r) => r.model === model).length);
-  }
+  expectProviderSawSent(fx.lp, records);
   if (result) expect(result.attempts).toEqual(records);
   return run;
 }
 
 /** The class of attempts that sent nothing (the contract's class table). */
 const UNSENT: ReadonlySet<string> = new Set(['CoolingDown']);
+
+/**
+ * The provider saw exactly the attempts on record that sent, model by model. `CoolingDown` sends nothing by the
+ * contract (an attempt that started with less than minAttemptMs left, as a loaded machine may leave the last one
+ * before a deadline, is `CoolingDown`). `Misconfigured` may have sent (an answer too large to record).
+ */
+export function expectProviderSawSent(lp: LoopbackProvider, records: readonly AttemptRecord[]): void {
+  const sent = records.filter((r) => !UNSENT.has(r.failure?.class ?? ''));
+  for (const model of new Set(records.map((r) => r.model).filter(isLoopbackModel))) {
+    const id = model.slice(model.indexOf(':') + 1);
+    expect(lp.requestCount(id), `requests to ${model}`).toBe(sent.filter((r) => r.model === model).length);
+  }
+}
 
 /** The record fields that tell the story of a call, one object per attempt. */
 export function story(records: readonly AttemptRecord[]) {

@@ -197,7 +197,8 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     const steps = [1, 2, 3, 4, 5, 6].map((n) =>
       toolCall('calculator', { expression: `${n} + 1` }, { chunks: letters(n) }),
     );
-    fx.lp.script('many-deltas', [...steps, ok(undefined, { chunks: ['all ', 'done.'] })]);
+    // The last answer comes 3 s after its request: the subscriber below polls while the chain still runs.
+    fx.lp.script('many-deltas', [...steps, slow(3000, ok(undefined, { chunks: ['all ', 'done.'] }))]);
     const handle = await startAgentTurn(
       fx.temporal.client,
       {
@@ -210,8 +211,35 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
       },
       { taskQueue },
     );
+    // A subscriber from 0 that joins after three model requests: the log carried into the run it polls was cut
+    // (it resumes from the oldest item carried), or the chain has closed (it reads it all from the histories).
+    await fx.lp.waitForRequests(3, 'many-deltas');
+    const items: CallStreamItem[] = [];
+    const reading = (async () => {
+      for await (const item of subscribeCallStream(fx.temporal.client, handle.workflowId)) items.push(item);
+    })();
     const run = await finishTurn(fx, handle);
+    await reading;
     expect(run.result?.text).toBe('all done.');
     expect(run.history.runIds.length).toBeGreaterThan(1);
+    // What it read from the histories to fill the cut is exactly what it had missed: every item read live sits at
+    // its own offset among all it read (before the run it polled: the runs' items, then the carried ones live).
+    const misplaced = items.flatMap((item, at) =>
+      item.offset !== undefined && item.offset !== at ? [`${item.offset} at ${at}`] : [],
+    );
+    expect(misplaced).toEqual([]);
+    // Every delta once, whichever way it came ...
+    const textOf = (id: string) =>
+      items.flatMap((i) => (i.kind === 'delta' && i.delta.modelCallId === id ? [i.delta.text] : [])).join('');
+    for (const n of [1, 2, 3, 4, 5, 6]) expect(textOf(`c${n}.1`), `c${n}.1`).toBe(letters(n).join(''));
+    expect(textOf('c7.1')).toBe('all done.');
+    // ... and the events in the order they happened: none of an earlier call after a later one's (an event
+    // missed in the middle, behind the cut, is not rebuilt after the later ones read live), ending with the last.
+    const calls = items.flatMap((i) => (i.kind === 'event' ? [Number(i.event.callId.slice(1))] : []));
+    expect(calls).toEqual([...calls].sort((a, b) => a - b));
+    expect(streamTrace(items.filter((i) => i.kind === 'event')).slice(-2)).toEqual([
+      'attempt c7.1',
+      'stop c7 succeeded',
+    ]);
   });
 });

@@ -157,21 +157,25 @@ describe('every benchmark at --quick size', () => {
     }
   });
 
-  it('turn runs model-retry and the floor with the same activities, and reads their ratios', () => {
+  it("turn runs model-retry, the floor and the contract's floor with the same activities, and reads their ratios", () => {
     const { figures } = read('turn').result as unknown as {
       figures: Record<
-        'model-retry' | 'floor',
-        { rounds: number; activities: number; turnsPerSecond: number }
-      > & {
-        oursOverFloor: Record<string, number>;
-      };
+        'model-retry' | 'floor' | 'contract-floor',
+        { rounds: number; activities: number; events: number; turnsPerSecond: number }
+      > &
+        Record<'oursOverFloor' | 'oursOverContractFloor' | 'contractFloorOverFloor', Record<string, number>>;
     };
     expect(figures['model-retry'].rounds).toBeGreaterThan(0);
     expect(figures.floor.rounds).toBe(figures['model-retry'].rounds);
+    expect(figures['contract-floor'].rounds).toBe(figures['model-retry'].rounds);
     expect(figures.floor.activities).toBeGreaterThan(0);
     expect(figures['model-retry'].activities).toBe(figures.floor.activities);
+    expect(figures['contract-floor'].activities).toBe(figures.floor.activities);
+    // The contract's marker and its stop's upsert: events the plain floor does not have.
+    expect(figures['contract-floor'].events).toBeGreaterThan(figures.floor.events);
     // The dev server's CPU needs its pid (a server the bench did not start may have none): not checked here.
-    for (const k of ['throughput', 'cpu', 'p50', 'p99']) expect(figures.oursOverFloor[k]).toBeGreaterThan(0);
+    for (const over of ['oursOverFloor', 'oursOverContractFloor', 'contractFloorOverFloor'] as const)
+      for (const k of ['throughput', 'cpu', 'p50', 'p99']) expect(figures[over][k], over).toBeGreaterThan(0);
   });
 
   it('history-bytes finds the prompt in every attempt, and only a reference with the payload store', () => {

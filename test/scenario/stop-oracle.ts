@@ -51,7 +51,7 @@ export function checkStopReason(
   if (cls === undefined) return [];
   const overrides = s.plan === false ? undefined : s.plan.actions;
   const action = (a: Attempt): string =>
-    intendedAction(a.record.failure?.class ?? '', overrides, shouldRetry(a.fault));
+    intendedAction(a.record.failure?.class ?? '', overrides, shouldRetry(a));
   const a = action(last);
   const dropped = new Set(
     attempts.filter((x) => x.record.failure && action(x) === 'drop').map((x) => x.record.backend),
@@ -151,8 +151,13 @@ function overBudget(
   return { all: over.every(Boolean), any: over.some(Boolean) };
 }
 
-function shouldRetry(fault: Fault | undefined): boolean | undefined {
-  return fault?.kind === 'status' ? fault.shouldRetry : undefined;
+/**
+ * The `x-should-retry` the attempt's worker read: the step's, when the attempt read the response's status (a
+ * worker killed while the response was on its way, or a timeout before it, never saw the header).
+ */
+function shouldRetry(a: Attempt): boolean | undefined {
+  if (a.record.failure?.status === undefined) return undefined;
+  return a.fault?.kind === 'status' ? a.fault.shouldRetry : undefined;
 }
 
 /**
@@ -206,7 +211,7 @@ export function checkActions(s: Scenario, attempts: Attempt[]): Violation[] {
     const next = attempts[i + 1];
     const failure = x.record.failure;
     if (next === undefined || failure === undefined) continue;
-    const intended = intendedAction(failure.class, overrides, shouldRetry(x.fault));
+    const intended = intendedAction(failure.class, overrides, shouldRetry(x));
     const allowed = intended === 'retry-same' ? ['retry-same', 'advance'] : [intended];
     const where = `${x.record.modelCallId} (${failure.class})`;
     if (!allowed.includes(failure.action ?? '')) {
