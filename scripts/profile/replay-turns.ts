@@ -6,15 +6,17 @@
  * the first frame in the project's own sources.
  *
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile/replay-turns.ts <dir> <side> [times=5]
+ *   (with MODEL_RETRY_PROFILE_BUNDLE=/tmp/prof/bundle.js, then `cpu-split.ts <turns × (times + 1)> /tmp/prof ...`)
  *   tsx scripts/profile/replay-turns.ts <dir> <side> 1 promises
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promiseHooks } from 'node:v8';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import type { HistoryAndWorkflowId } from '@temporalio/client';
-import { installQuietRuntime, quietBundleLogger } from './setup.js';
+import { modelRetryWebpackConfigHook } from '../../plugin/index.js';
+import { installQuietRuntime, PROFILE_BUNDLE_ENV, quietBundleLogger } from './setup.js';
 
 const [dir, side, timesArg, mode] = process.argv.slice(2);
 const TIMES = Number(timesArg ?? 5);
@@ -33,7 +35,12 @@ async function main(): Promise<void> {
   const bundle = await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../../bench/workflows/index.ts', import.meta.url)),
     logger: quietBundleLogger,
+    // As the product bundles it (our modules concatenated into one).
+    webpackConfigHook: modelRetryWebpackConfigHook(),
   });
+  // For `cpu-split.ts`: the bundle whose lines the profile's workflow frames point into.
+  const bundleFile = process.env[PROFILE_BUNDLE_ENV];
+  if (bundleFile) writeFileSync(bundleFile, bundle.code);
   const sites = new Map<string, number>();
   let promises = 0;
   let counting = false;
