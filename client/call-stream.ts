@@ -47,10 +47,13 @@ export async function* subscribeCallStream(
   options: SubscribeCallStreamOptions = {},
 ): AsyncGenerator<CallStreamItem, void, undefined> {
   const stream = followToCurrentRun(WorkflowStreamClient.create(client, workflowId), client, workflowId);
+  const polledRun = () => (stream as unknown as Partial<FollowingClient>).polledRunId;
   const pollCooldown = options.pollCooldownMs ?? 100;
   const read = new ReadSoFar();
   const fromStart = (options.fromOffset ?? 0) === 0;
   let next = options.fromOffset ?? 0;
+  let run = polledRun();
+  let refusals = 0;
   for (;;) {
     const items = stream.subscribe<StreamDelta | StreamEvent>([DELTA_TOPIC, EVENT_TOPIC], next, {
       pollCooldown,
@@ -58,23 +61,29 @@ export async function* subscribeCallStream(
     });
     try {
       for await (const item of items) {
-        // The poll resumed past items it had not read: the log a turn carried into this run was cut there. Those
-        // items are in the closed runs' histories: they come now, in order, before the carried ones.
-        if (fromStart && item.offset > next) {
-          const gap = await gapBefore(client, workflowId, item.offset);
-          if (gap) yield* read.fill(gap.tail, gap.carried);
-        }
+        refusals = 0;
+        // The poll moved to another run and resumed past items it had not read: the log a turn carried into
+        // that run was cut there. Those items are in the closed runs' histories: they come now, in order, before
+        // the carried ones. (Within a run, a skipped offset is an item of another topic.)
+        const moved = polledRun() !== run;
+        run = polledRun();
+        if (fromStart && moved && item.offset > next)
+          yield* read.fill(...(await gapBefore(client, workflowId, item.offset)));
         next = item.offset + 1;
         yield read.live(item);
       }
-      break;
+      // The library also ends a subscription whose poll timed out in a run that still runs (a quiet stream, a long
+      // wait): the stream has not ended, so it polls again.
+      if (!(await stillRunning(client, workflowId))) break;
+      await sleep(pollCooldown);
     } catch (error) {
       // A poll refused because the workflow task that was to admit it failed (its worker died, say): the run goes
-      // on with another task, so the subscription polls again from where it was.
+      // on with another task, so the subscription polls again from where it was, backing off while it fails.
       if (workflowTaskFailed(error)) {
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.max(pollCooldown, RETRY_AFTER_TASK_FAILURE_MS)),
+        await sleep(
+          Math.min(MAX_RETRY_MS, Math.max(pollCooldown, RETRY_AFTER_TASK_FAILURE_MS) * 2 ** refusals),
         );
+        refusals += 1;
         continue;
       }
       // Cancelling the workflow cancels the poll waiting in it: the stream ends with the run.
@@ -143,25 +152,43 @@ class ReadSoFar {
       yield { kind: 'delta', offset: undefined, delta: { modelCallId: item.modelCallId, text: item.text } };
     }
     // What the carried log holds of an attempt follows what came from history, as its next deltas.
-    for (const id of carried?.deltas.keys() ?? []) this.deltas.set(id, upTo(id));
+    for (const id of carried?.deltas.keys() ?? []) this.deltas.set(id, Math.max(0, upTo(id)));
   }
 }
 
 /**
  * The items a subscriber missed when its poll resumed at `offset`, the oldest item of the log a run of the chain
- * started with: every item of the runs before it, and that run's carried log (which it reads next, live). No gap
- * when no run started with a log at that offset (the jump was over items of another topic).
+ * started with: every item of the runs before it, and that run's carried log (which it reads next, live). None
+ * when no run started with a log at that offset, or the histories cannot be read now: the missed items then come
+ * from the histories at the end (deltas each once as far as the counts tell; events not rebuilt out of order).
  */
 async function gapBefore(
   client: Client,
   workflowId: string,
   offset: number,
-): Promise<{ tail: TailItem[]; carried: CarriedLog } | undefined> {
-  const chain = await chainEvents(client, workflowId);
-  const at = chain.findIndex((events) => carriedLog(events)?.baseOffset === offset);
-  const carried = at > 0 ? carriedLog(chain[at] ?? []) : undefined;
-  if (!carried) return undefined;
-  return { tail: chain.slice(0, at).flatMap((events) => runTail(events)), carried };
+): Promise<[tail: TailItem[], carried?: CarriedLog]> {
+  try {
+    const chain = await chainEvents(client, workflowId);
+    const at = chain.findIndex((events) => carriedLog(events)?.baseOffset === offset);
+    const carried = at > 0 ? carriedLog(chain[at] ?? []) : undefined;
+    if (!carried) return [[]];
+    return [chain.slice(0, at).flatMap((events) => runTail(events)), carried];
+  } catch {
+    return [[]];
+  }
+}
+
+/** Whether workflow `workflowId`'s current run is still running (a failed describe says no). */
+async function stillRunning(client: Client, workflowId: string): Promise<boolean> {
+  const description = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .catch(() => undefined);
+  return description?.status.name === 'RUNNING';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**
@@ -213,8 +240,12 @@ async function chainEvents(client: Client, workflowId: string): Promise<HistoryE
   return runs;
 }
 
-/** How long a subscription waits before it polls again after a workflow task failed to admit its poll, ms. */
+/**
+ * How long a subscription waits before it polls again after a workflow task failed to admit its poll, ms: doubled
+ * at each refusal in a row, up to `MAX_RETRY_MS`.
+ */
 const RETRY_AFTER_TASK_FAILURE_MS = 500;
+const MAX_RETRY_MS = 30_000;
 
 /**
  * Whether `error` is Temporal refusing an update because the workflow task that was to admit it failed
