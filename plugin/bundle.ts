@@ -49,7 +49,8 @@ export function concatenatesModule(resource: string): boolean {
  * Only those: every other module (your workflows, Temporal's) is left as webpack makes it, because
  * concatenation renames a top-level function whose name another concatenated file also uses, and
  * `executeChild(fn)` takes the workflow type from `fn.name`. Exports are all kept (`usedExports: false`):
- * Temporal looks workflows up by their exported names. Chains after `next`.
+ * Temporal looks workflows up by their exported names. Our own TypeScript files compile to ES2022 rather than
+ * Temporal's ES2017 (see `ownTarget`). Chains after `next`.
  */
 export function modelRetryWebpackConfigHook(next?: WebpackConfigHook): WebpackConfigHook {
   return (config) => {
@@ -59,6 +60,7 @@ export function modelRetryWebpackConfigHook(next?: WebpackConfigHook): WebpackCo
       return given;
     return {
       ...given,
+      module: given.module ? { ...given.module, rules: ownTarget(given.module.rules) } : given.module,
       optimization: {
         ...given.optimization,
         concatenateModules: true,
@@ -68,6 +70,30 @@ export function modelRetryWebpackConfigHook(next?: WebpackConfigHook): WebpackCo
       plugins: [...(given.plugins ?? []), onlyOurModules] as WebpackConfig['plugins'],
     };
   };
+}
+
+/** The JavaScript version model-retry's TypeScript sources compile to, as `tsc` compiles `dist` (ES2023). */
+const OWN_TARGET = 'es2022';
+
+type Rules = NonNullable<NonNullable<WebpackConfig['module']>['rules']>;
+
+/**
+ * Temporal's bundler compiles every TypeScript file with swc to ES2017: object spread, optional chaining, `??`
+ * and class fields become helper calls and longer code. model-retry's own sources (run from TypeScript: tests, the
+ * benchmarks, a checkout) compile to `OWN_TARGET` instead, as its `dist` JavaScript already is; a user's files keep
+ * Temporal's setting. The rule is found by its swc loader (with `jsc` options); any other rule is left as it is.
+ */
+function ownTarget(rules: Rules | undefined): Rules | undefined {
+  return rules?.map((rule) => {
+    const use = typeof rule === 'object' && rule ? (rule as { use?: unknown }).use : undefined;
+    const loader =
+      use && typeof use === 'object' ? (use as { loader?: unknown; options?: unknown }) : undefined;
+    const options = loader?.options as { jsc?: Record<string, unknown> } | undefined;
+    if (typeof loader?.loader !== 'string' || !loader.loader.includes('swc-loader') || !options?.jsc)
+      return rule;
+    const ours = { ...loader, options: { ...options, jsc: { ...options.jsc, target: OWN_TARGET } } };
+    return { oneOf: [{ ...(rule as object), include: OURS, use: ours }, rule] };
+  }) as Rules | undefined;
 }
 
 /** Marks every module but ours as not to be concatenated (webpack's own per-module bailout, with the reason). */

@@ -91,14 +91,36 @@ export interface TurnCallOptions extends CallModelOptions {
 export function callModel(input: ModelCallInput, options: CallModelOptions = {}): Promise<ModelCallResult> {
   // No `messagesBytes` from a user (the public type has none, and plain JavaScript is held to it too).
   const { messagesBytes: _ignored, ...publicOptions } = options as TurnCallOptions;
-  return callModelForTurn(input, publicOptions);
+  return runCallSteps(callSteps(input, publicOptions));
 }
 
-/** {@link callModel} with the turn's own options: for `workflows/turn/` only. */
-export async function callModelForTurn(
-  input: ModelCallInput,
-  options: TurnCallOptions = {},
-): Promise<ModelCallResult> {
+/**
+ * A call's steps: what it waits for next (an activity, a timer, a local activity, an upsert's end), each
+ * handed to whoever drives it, who sends back what it resolved with (`next`) or what it threw (`throw`). The
+ * return value is the call's result; a call that stops without an answer throws. `callModel` drives it with
+ * `runCallSteps`; an agent turn drives it in its own loop, so that the call is no async function of its own:
+ * each of those is a promise that Temporal's sandbox takes a stack trace of, and awaits again (issue 22).
+ */
+export type CallSteps = Generator<Promise<unknown>, ModelCallResult, unknown>;
+
+/** Drives a call's steps (see `CallSteps`) to the call's result. */
+export async function runCallSteps(steps: CallSteps): Promise<ModelCallResult> {
+  let step = steps.next();
+  while (!step.done) {
+    let value: unknown;
+    try {
+      value = await step.value;
+    } catch (error) {
+      step = steps.throw(error);
+      continue;
+    }
+    step = steps.next(value);
+  }
+  return step.value;
+}
+
+/** {@link callModel}'s steps, with the turn's own options: for `workflows/turn/` only. */
+export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {}): CallSteps {
   const { plan, backends, messages, tools, stream: streaming, output } = prepare(input, options.plan);
   const callId = nextCallId();
   const status: CallStatus = {
@@ -117,7 +139,9 @@ export async function callModelForTurn(
   // A later call of the run has the answer already and awaits nothing (an await is a promise, which Temporal's
   // stack-trace hook captures, issue 22).
   const answered = workerConfigAnswered();
-  const config = answered ? answered.config : await workerConfig();
+  const config = answered
+    ? answered.config
+    : ((yield workerConfig()) as Awaited<ReturnType<typeof workerConfig>>);
   const sizes = inputSizes(
     messages,
     tools,
@@ -164,13 +188,13 @@ export async function callModelForTurn(
       spans.waiting(next, records.at(-1));
       // Awaited only when there is something to wait for (a timer, a cooling check): see `CallRun.wait`.
       const checked = call.wait(next);
-      next = checked instanceof Promise ? await checked : checked;
+      next = checked instanceof Promise ? ((yield checked) as Decision) : checked;
       if (next.kind === 'stop') break;
       const record = call.open(next);
       const span = spans.attempt(record, () => call.attempt(record));
       let ended: Ended;
       try {
-        ended = { kind: 'answered', result: await span.value };
+        ended = { kind: 'answered', result: (yield span.value) as Awaited<typeof span.value> };
       } catch (error) {
         ended = call.raised(error);
       }
@@ -180,7 +204,7 @@ export async function callModelForTurn(
       // nothing to wait for (`undefined`), and then nothing is awaited.
       if (record.failure && next.kind === 'attempt') {
         const noted = noteClassesMet(records);
-        if (noted) await noted;
+        if (noted) yield noted;
       }
     }
     spans.stopped(next, records);

@@ -105,7 +105,20 @@ async function runTurn(input: AgentTurnInput, turn: TurnState): Promise<AgentTur
     if (stop === undefined) {
       let answer: ModelCallResult | undefined;
       try {
-        answer = await steps.model();
+        // The call's steps, driven here as `runCallSteps` would: one await per thing the call waits for.
+        const call = steps.model();
+        let step = call.next();
+        while (!step.done) {
+          let value: unknown;
+          try {
+            value = await step.value;
+          } catch (error) {
+            step = call.throw(error);
+            continue;
+          }
+          step = call.next(value);
+        }
+        answer = step.value;
       } catch (error) {
         stop = steps.modelFailed(error);
       }
@@ -116,7 +129,16 @@ async function runTurn(input: AgentTurnInput, turn: TurnState): Promise<AgentTur
       let settled: PromiseSettledResult<OneEnd>[] | undefined;
       try {
         tools = steps.tools();
-        settled = await tools.settled;
+        if (tools.one) {
+          // One tool activity (the common case): awaited here, and nothing chained on it (see `startToolCalls`).
+          let outcome: Parameters<typeof tools.one.settled>[0];
+          try {
+            outcome = { ok: true, result: await tools.one.activity };
+          } catch (error) {
+            outcome = { ok: false, error };
+          }
+          settled = tools.one.settled(outcome);
+        } else settled = await tools.settled;
       } catch (error) {
         stop = steps.toolsFailed(error);
       }

@@ -24,10 +24,31 @@ export function toolActivityId(callId: string, n: number): string {
   return `${callId}.tool.${n}`;
 }
 
-/** The tool calls of one step, started: each call with its record, and their outcomes once all have settled. */
-export interface StartedToolCalls {
-  started: { call: ToolCall; record: ToolStepRecord }[];
-  settled: Promise<PromiseSettledResult<OneEnd>[]>;
+/**
+ * The tool calls of one step, started: each call with its record, and either their outcomes once all have settled
+ * (`settled`) or, when the step started one tool activity (the common case), that activity (`one`), which the
+ * turn awaits itself and hands to `one.settled` (no promise chained on it: see `startToolCalls`).
+ */
+export type StartedToolCalls = { started: { call: ToolCall; record: ToolStepRecord }[] } & (
+  | { settled: Promise<PromiseSettledResult<OneEnd>[]>; one?: undefined }
+  | { one: OneToolCall; settled?: undefined }
+);
+
+/** One tool call's activity, and how its outcome becomes the step's settled results. */
+export interface OneToolCall {
+  activity: Promise<RunToolResult>;
+  settled(
+    outcome: { ok: true; result: RunToolResult } | { ok: false; error: unknown },
+  ): PromiseSettledResult<OneEnd>[];
+}
+
+type RunToolResult = Awaited<ReturnType<ToolActivities['runTool']>>;
+
+/** A tool call whose activity started, with what its end does to its record (`ended`, `failed`). */
+interface Running {
+  activity: Promise<RunToolResult>;
+  ended(result: RunToolResult): OneEnd;
+  failed(error: unknown): OneEnd;
 }
 
 /**
@@ -67,14 +88,29 @@ export function startToolCalls(
       return Promise.reject(error as Error);
     }
   });
-  const settled =
-    runs.length === 1
-      ? Promise.resolve(runs[0] as OneEnd | Promise<OneEnd>).then(
-          (value): PromiseSettledResult<OneEnd>[] => [{ status: 'fulfilled', value }],
-          (reason: unknown): PromiseSettledResult<OneEnd>[] => [{ status: 'rejected', reason }],
-        )
-      : Promise.allSettled(runs);
-  return { started, settled };
+  const [only] = runs;
+  if (runs.length === 1 && only && isRunning(only)) {
+    return {
+      started,
+      one: {
+        activity: only.activity,
+        settled: (outcome) => {
+          try {
+            const value = outcome.ok ? only.ended(outcome.result) : only.failed(outcome.error);
+            return [{ status: 'fulfilled', value }];
+          } catch (reason) {
+            return [{ status: 'rejected', reason }];
+          }
+        },
+      },
+    };
+  }
+  const ends = runs.map((run) => (isRunning(run) ? run.activity.then(run.ended, run.failed) : run));
+  return { started, settled: Promise.allSettled(ends) };
+}
+
+function isRunning(run: OneEnd | Running | Promise<never>): run is Running {
+  return 'activity' in run;
 }
 
 /**
@@ -132,7 +168,7 @@ function runOne(
   record: ToolStepRecord,
   tool: TurnToolDefinition | undefined,
   plan: ResolvedPlan,
-): OneEnd | Promise<OneEnd> {
+): OneEnd | Running {
   if (!tool) {
     record.outcome = 'error';
     record.error = `unknown tool \`${call.name}\`: this turn offers no such tool`;
@@ -162,14 +198,15 @@ function runOne(
     },
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
   });
-  return runTool({
-    workflowId: workflowInfo().workflowId,
-    activityId: record.activityId,
-    toolCallId: call.id,
-    name: call.name,
-    args: call.args,
-  }).then(
-    (result) => {
+  return {
+    activity: runTool({
+      workflowId: workflowInfo().workflowId,
+      activityId: record.activityId,
+      toolCallId: call.id,
+      name: call.name,
+      args: call.args,
+    }),
+    ended: (result) => {
       record.outcome = result.isError === true ? 'error' : 'succeeded';
       record.attempts = result.attempt;
       record.startedAt = result.startedAt;
@@ -177,8 +214,8 @@ function runOne(
       if (result.isError === true) record.error = result.content;
       return { content: result.content };
     },
-    (error: unknown) => toolFailed(error, record, tool),
-  );
+    failed: (error) => toolFailed(error, record, tool),
+  };
 }
 
 /** How a tool call that failed ends: its record says why; cancellation is rethrown. */

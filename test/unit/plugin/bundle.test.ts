@@ -12,6 +12,14 @@ function moduleIds(code: string): string[] {
   return [...code.matchAll(/^\/\*\*\*\/ "([^"]+)"/gm)].map((m) => m[1] as string);
 }
 
+/** The source of module `id` in a development bundle: from its header to the next module's. */
+function moduleSource(code: string, id: string): string {
+  const start = code.indexOf(`/***/ "${id}"`);
+  expect(start, id).toBeGreaterThanOrEqual(0);
+  const end = code.indexOf('\n/***/ "', start + 1);
+  return code.slice(start, end < 0 ? undefined : end);
+}
+
 describe("the workflow bundle as ModelRetryPlugin builds it (model-retry's modules concatenated)", () => {
   let code: string;
   beforeAll(async () => {
@@ -34,6 +42,16 @@ describe("the workflow bundle as ModelRetryPlugin builds it (model-retry's modul
     // `executeChild(show)` starts the workflow type `show.name`: renamed, it would start one that does not exist.
     expect(code).toMatch(/async function show\(/);
     expect(code).not.toMatch(/function concat_workflows_show\(/);
+  });
+
+  it("compiles model-retry's TypeScript to ES2022, as its dist JavaScript is, and the user's as Temporal does", () => {
+    const ours = moduleSource(code, './workflows/index.ts');
+    // Object spread and optional chaining stay as written in ours (no swc helper, no `void 0` chain) ...
+    expect(ours).toMatch(/\{\s*\.\.\.[\w.]+/);
+    expect(ours).toMatch(/\w\?\.\w/);
+    expect(ours).not.toMatch(/_object_spread/);
+    // ... while the user's file keeps Temporal's ES2017 (its spread becomes a helper call).
+    expect(moduleSource(code, './test/unit/plugin/fixtures/concat-workflows.ts')).toMatch(/_object_spread/);
   });
 
   it("keeps the names of model-retry's exported workflows, which a user's `executeChild` may be given", () => {
@@ -75,6 +93,25 @@ describe("modelRetryWebpackConfigHook and the user's own webpack settings", () =
     const out = hook(base);
     expect(out.devtool).toBe(false);
     expect(out.optimization).toMatchObject({ concatenateModules: true, usedExports: false });
+  });
+
+  it("compiles only model-retry's own files to ES2022, and leaves every other rule as it was", () => {
+    const swc = { loader: '/x/swc-loader/index.js', options: { jsc: { target: 'es2017', parser: {} } } };
+    const tsRule = { test: /\.ts$/, exclude: /node_modules/, use: swc };
+    const other = { test: /\.js$/, enforce: 'pre' as const, use: ['/x/source-map-loader.js'] };
+    const out = modelRetryWebpackConfigHook()({ ...base, module: { rules: [other, tsRule] } });
+    const [first, second] = out.module?.rules ?? [];
+    expect(first).toBe(other);
+    const { oneOf } = second as { oneOf: [Record<string, unknown>, unknown] };
+    expect(oneOf[1]).toBe(tsRule);
+    expect(oneOf[0]).toMatchObject({ test: tsRule.test, exclude: tsRule.exclude });
+    expect((oneOf[0].include as string[]).map((dir) => dir.split(/[\\/]/).at(-2))).toEqual([
+      'workflows',
+      'policy',
+      'common',
+    ]);
+    expect(oneOf[0].use).toMatchObject({ options: { jsc: { target: 'es2022', parser: {} } } });
+    expect(swc.options.jsc.target).toBe('es2017');
   });
 
   it.each([
