@@ -81,18 +81,31 @@ type Rules = NonNullable<NonNullable<WebpackConfig['module']>['rules']>;
  * Temporal's bundler compiles every TypeScript file with swc to ES2017: object spread, optional chaining, `??`
  * and class fields become helper calls and longer code. model-retry's own sources (run from TypeScript: tests, the
  * benchmarks, a checkout) compile to `OWN_TARGET` instead, as its `dist` JavaScript already is; a user's files keep
- * Temporal's setting. The rule is found by its swc loader (with `jsc` options); any other rule is left as it is.
+ * Temporal's setting. The swc rule (found by its loader, with a `jsc.target` and no `env`, which swc refuses beside
+ * a target) stays where it is, with our folders added to what it excludes; a copy for our folders (within what the
+ * rule included) follows it. Every other rule is left as it is.
  */
 function ownTarget(rules: Rules | undefined): Rules | undefined {
-  return rules?.map((rule) => {
+  return rules?.flatMap((rule): unknown[] => {
     const use = typeof rule === 'object' && rule ? (rule as { use?: unknown }).use : undefined;
     const loader =
       use && typeof use === 'object' ? (use as { loader?: unknown; options?: unknown }) : undefined;
-    const options = loader?.options as { jsc?: Record<string, unknown> } | undefined;
-    if (typeof loader?.loader !== 'string' || !loader.loader.includes('swc-loader') || !options?.jsc)
-      return rule;
-    const ours = { ...loader, options: { ...options, jsc: { ...options.jsc, target: OWN_TARGET } } };
-    return { oneOf: [{ ...(rule as object), include: OURS, use: ours }, rule] };
+    const options = loader?.options as { jsc?: { target?: unknown }; env?: unknown } | undefined;
+    if (
+      typeof loader?.loader !== 'string' ||
+      !loader.loader.includes('swc-loader') ||
+      typeof options?.jsc?.target !== 'string' ||
+      options.env !== undefined
+    )
+      return [rule];
+    const { include, exclude } = rule as { include?: unknown; exclude?: unknown };
+    const theirs = { ...(rule as object), exclude: exclude === undefined ? OURS : [exclude, ...OURS] };
+    const ours = {
+      ...(rule as object),
+      include: include === undefined ? OURS : { and: [include, OURS] },
+      use: { ...loader, options: { ...options, jsc: { ...options.jsc, target: OWN_TARGET } } },
+    };
+    return [theirs, ours];
   }) as Rules | undefined;
 }
 

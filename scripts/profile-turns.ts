@@ -30,10 +30,11 @@ const STEPS = Number(stepsArg ?? 4);
 const SIDES = (sidesArg ?? 'floor,ours').split(',') as Side[];
 
 async function main(): Promise<void> {
-  // As the bench's: SQLite in a file (WAL).
+  // As the bench's: SQLite in a file (WAL), the bundle as the product builds it.
   const profile = await startProfile({
     workflowsPath: fileURLToPath(new URL('../bench/workflows/index.ts', import.meta.url)),
     onDisk: true,
+    asShipped: true,
   });
   const { server, metricsPort, bundle, lp, providers, native, client } = profile;
   const queues: Record<Side, string> = {

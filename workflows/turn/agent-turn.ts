@@ -105,7 +105,8 @@ async function runTurn(input: AgentTurnInput, turn: TurnState): Promise<AgentTur
     if (stop === undefined) {
       let answer: ModelCallResult | undefined;
       try {
-        // The call's steps, driven here as `runCallSteps` would: one await per thing the call waits for.
+        // The call's steps, driven here as `runCallSteps` (model-call.ts) drives them: one await per thing the call
+        // waits for. Not shared: a shared driver is an async function, the promise this loop saves.
         const call = steps.model();
         let step = call.next();
         while (!step.done) {

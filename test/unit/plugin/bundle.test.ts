@@ -95,23 +95,52 @@ describe("modelRetryWebpackConfigHook and the user's own webpack settings", () =
     expect(out.optimization).toMatchObject({ concatenateModules: true, usedExports: false });
   });
 
+  const swcRule = (options: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
+    test: /\.ts$/,
+    exclude: /node_modules/,
+    ...more,
+    use: { loader: '/x/swc-loader/index.js', options },
+  });
+  const folders = (dirs: unknown) => (dirs as string[]).map((dir) => dir.split(/[\\/]/).at(-2));
+
   it("compiles only model-retry's own files to ES2022, and leaves every other rule as it was", () => {
-    const swc = { loader: '/x/swc-loader/index.js', options: { jsc: { target: 'es2017', parser: {} } } };
-    const tsRule = { test: /\.ts$/, exclude: /node_modules/, use: swc };
+    const tsRule = swcRule({ jsc: { target: 'es2017', parser: {} } });
     const other = { test: /\.js$/, enforce: 'pre' as const, use: ['/x/source-map-loader.js'] };
     const out = modelRetryWebpackConfigHook()({ ...base, module: { rules: [other, tsRule] } });
-    const [first, second] = out.module?.rules ?? [];
+    const [first, theirs, ours, more] = (out.module?.rules ?? []) as Record<string, unknown>[];
     expect(first).toBe(other);
-    const { oneOf } = second as { oneOf: [Record<string, unknown>, unknown] };
-    expect(oneOf[1]).toBe(tsRule);
-    expect(oneOf[0]).toMatchObject({ test: tsRule.test, exclude: tsRule.exclude });
-    expect((oneOf[0].include as string[]).map((dir) => dir.split(/[\\/]/).at(-2))).toEqual([
-      'workflows',
-      'policy',
-      'common',
-    ]);
-    expect(oneOf[0].use).toMatchObject({ options: { jsc: { target: 'es2022', parser: {} } } });
-    expect(swc.options.jsc.target).toBe('es2017');
+    expect(more).toBeUndefined();
+    // Temporal's rule stays in place (a hook after ours still finds it), no longer for our folders ...
+    expect(theirs).toMatchObject({ test: tsRule.test, use: tsRule.use });
+    const [node, ...excluded] = theirs?.exclude as unknown[];
+    expect(node).toBe(tsRule.exclude);
+    expect(folders(excluded)).toEqual(['workflows', 'policy', 'common']);
+    // ... which the rule after it compiles to ES2022.
+    expect(ours).toMatchObject({ test: tsRule.test, exclude: tsRule.exclude });
+    expect(folders(ours?.include)).toEqual(['workflows', 'policy', 'common']);
+    expect(ours?.use).toMatchObject({ options: { jsc: { target: 'es2022', parser: {} } } });
+    expect(tsRule.use.options.jsc).toEqual({ target: 'es2017', parser: {} });
+  });
+
+  it("keeps a rule's own include: ours applies only within it", () => {
+    const mine = /src/;
+    const out = modelRetryWebpackConfigHook()({
+      ...base,
+      module: { rules: [swcRule({ jsc: { target: 'es2017' } }, { include: mine })] },
+    });
+    const [theirs, ours] = (out.module?.rules ?? []) as Record<string, unknown>[];
+    expect(theirs?.include).toBe(mine);
+    const { and } = ours?.include as { and: [unknown, unknown] };
+    expect(and[0]).toBe(mine);
+    expect(folders(and[1])).toEqual(['workflows', 'policy', 'common']);
+  });
+
+  it('leaves an swc rule that targets by browserslist (`env`) or has no target alone: swc refuses both at once', () => {
+    for (const options of [{ env: { targets: 'node 20' }, jsc: {} }, { jsc: { parser: {} } }]) {
+      const rule = swcRule(options);
+      const out = modelRetryWebpackConfigHook()({ ...base, module: { rules: [rule] } });
+      expect(out.module?.rules).toEqual([rule]);
+    }
   });
 
   it.each([
