@@ -11,6 +11,7 @@
  * the same name replaces them.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isCredentialName } from '../scrub.js';
 import { checkModels } from './models.js';
 import type { ModelConfig } from './models.js';
@@ -173,6 +174,16 @@ const OPTIONAL_BASE_URL: ReadonlySet<ProviderType> = new Set([
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * The ports that undici's fetch (the transport's, activities/providers/transport.ts) refuses to connect to: the
+ * Fetch standard's "bad ports" (6000, 6667, 10080...), as undici keeps them. undici exports no API for them, so
+ * this reads its constants module (the version is pinned in package.json; test/unit/activities/providers.test.ts
+ * guards the read). A request to one fails before anything is sent, which no retry could change.
+ */
+const FETCH_BAD_PORTS = (
+  createRequire(import.meta.url)('undici/lib/web/fetch/constants.js') as { badPortsSet: ReadonlySet<string> }
+).badPortsSet;
+
 function checkBaseURL(value: unknown, at: string, optional = false): string[] {
   const fix = `set it to the API's base URL, e.g. "http://127.0.0.1:8080/v1"`;
   if (value === undefined) return optional ? [] : [`\`${at}\` is missing: ${fix}`];
@@ -185,6 +196,12 @@ function checkBaseURL(value: unknown, at: string, optional = false): string[] {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return [`\`${at}\` must be an http(s) URL, not ${url.protocol}: ${fix}`];
+  }
+  if (FETCH_BAD_PORTS.has(url.port)) {
+    return [
+      `\`${at}\` uses port ${url.port}, which fetch refuses to connect to (one of the Fetch standard's "bad ` +
+        'ports"): serve the API on another port, or put a proxy on one in front of it',
+    ];
   }
   return baseURLCredentialProblems(url, at);
 }

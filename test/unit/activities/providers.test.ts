@@ -69,6 +69,17 @@ describe('the providers file', () => {
       { local: { ...local, baseURL: 'ftp://x/v1' } },
       /must be an http\(s\) URL/,
     ],
+    // Found from outside: the worker started, and every attempt failed `Unknown` before sending anything.
+    [
+      'a baseURL on a port fetch refuses',
+      { local: { ...local, baseURL: 'http://127.0.0.1:6000/v1' } },
+      /`local.baseURL` uses port 6000, which fetch refuses to connect to .*: serve the API on another port/,
+    ],
+    [
+      "a built-in provider's baseURL on a port fetch refuses",
+      { openai: { type: 'openai', baseURL: 'https://proxy.example:10080/v1' } },
+      /`openai.baseURL` uses port 10080/,
+    ],
     [
       'a key in apiKeyEnv',
       { local: { ...local, apiKeyEnv: 'sk-abc 123' } },
