@@ -6,6 +6,12 @@ import type { AttemptOutcome, Breaker, BreakerSettings } from '../policy/index.j
 
 /** The health workflow's type name. */
 export const HEALTH_WORKFLOW_TYPE = 'modelRetryHealthWorkflow';
+/**
+ * The task priority a health workflow starts with: the highest (Temporal's `priorityKey`, lower goes first), so
+ * that on a server that orders a task queue by priority its few workflow tasks are not queued behind a burst of
+ * the calls' own on the same queue (the fleet learns of a trip only when its workflow task runs).
+ */
+export const HEALTH_PRIORITY_KEY = 1;
 /** Signal: a batch of attempt outcomes ({@link OutcomeBatch}). */
 export const HEALTH_OUTCOMES_SIGNAL = 'modelRetryHealthOutcomes';
 /** Signal: a worker asks for the half-open probe ({@link ProbeClaim}). */

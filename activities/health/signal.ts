@@ -1,6 +1,6 @@
 /** Sending to a backend's health workflow: signal-with-start, so the first worker to report starts it. */
 import type { Client } from '@temporalio/client';
-import { HEALTH_WORKFLOW_TYPE, healthWorkflowId } from '../../common/health.js';
+import { HEALTH_PRIORITY_KEY, HEALTH_WORKFLOW_TYPE, healthWorkflowId } from '../../common/health.js';
 import type { HealthInput } from '../../common/health.js';
 import type { Entry } from './backend-entry.js';
 
@@ -22,6 +22,8 @@ export async function signalHealth(
     args: [input],
     signal,
     signalArgs: [arg],
+    // Ahead of the calls' workflow tasks where the server orders by priority (see HEALTH_PRIORITY_KEY).
+    priority: { priorityKey: HEALTH_PRIORITY_KEY },
     staticSummary: `fleet health of ${entry.backend} on ${entry.taskQueue}`,
     staticDetails:
       'The breaker of one backend (closed / open / half-open): see current details, or `model-retry health`.',

@@ -3,7 +3,7 @@ import { Client } from '@temporalio/client';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { HealthMonitor } from '../../activities/health/monitor.js';
 import { readHealth } from '../../activities/health/read.js';
-import { HEALTH_CLAIM_SIGNAL, healthWorkflowId } from '../../common/health.js';
+import { HEALTH_CLAIM_SIGNAL, HEALTH_PRIORITY_KEY, healthWorkflowId } from '../../common/health.js';
 import type { HealthSnapshot } from '../../common/health.js';
 import type { BreakerSettings } from '../../policy/index.js';
 import { runCli } from '../harness/cli.js';
@@ -232,6 +232,24 @@ describe('the health monitor', () => {
         'ServerError',
         'ServerError',
       ]);
+    } finally {
+      await monitor.close();
+    }
+  });
+
+  it("starts a backend's health workflow at the highest task priority, ahead of the calls' own tasks", async () => {
+    const monitor = new HealthMonitor({ flushMs: 50, refreshMs: 100 });
+    try {
+      const b = backend('priority');
+      expect(await monitor.admit(fx.temporal.client, taskQueue, b, S)).toEqual({ kind: 'send' });
+      monitor.report(taskQueue, b, { at: Date.now(), class: 'ServerError' });
+      await untilHealth(b, (s) => s.breaker.recent.length === 1);
+      const history = await fx.temporal.client.workflow
+        .getHandle(healthWorkflowId(taskQueue, b))
+        .fetchHistory();
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      expect(started?.priority?.priorityKey).toBe(HEALTH_PRIORITY_KEY);
+      expect(HEALTH_PRIORITY_KEY).toBe(1);
     } finally {
       await monitor.close();
     }

@@ -78,4 +78,9 @@ describe('docker-compose.yml and the native test cluster (scripts/cluster/) agre
     expect(shared['history.timerProcessorMaxTimeShift']).toBeUndefined();
     expect(testDynamicConfig()['history.timerProcessorMaxTimeShift']).toEqual([{ value: '10ms' }]);
   });
+
+  it("orders a task queue by priority (the new matcher), so the health workflows' tasks go first", () => {
+    const shared = parse(readFileSync(DYNAMIC_CONFIG_FILE, 'utf8')) as Record<string, { value: unknown }[]>;
+    expect(shared['matching.useNewMatcher']).toEqual([{ value: true }]);
+  });
 });
