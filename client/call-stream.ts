@@ -73,9 +73,10 @@ export async function* subscribeCallStream(
         yield read.live(item);
       }
       // The library also ends a subscription whose poll timed out in a run that still runs (a quiet stream, a long
-      // wait): the stream has not ended, so it polls again.
-      if (!(await stillRunning(client, workflowId))) break;
-      await sleep(pollCooldown);
+      // wait): the stream has not ended, so it polls again. Asked of the run it polled: a new run that took the
+      // workflow id after that one closed is another stream.
+      if (!(await stillGoing(client, workflowId, polledRun()))) break;
+      await sleep(Math.max(pollCooldown, MIN_REPOLL_MS));
     } catch (error) {
       // A poll refused because the workflow task that was to admit it failed (its worker died, say): the run goes
       // on with another task, so the subscription polls again from where it was, backing off while it fails.
@@ -100,7 +101,8 @@ export async function* subscribeCallStream(
     }
   }
   if (!fromStart) return;
-  yield* read.fill((await chainEvents(client, workflowId)).flatMap((events) => runTail(events)));
+  const chain = await chainEvents(client, workflowId, polledRun());
+  yield* read.fill(chain.flatMap((events) => runTail(events)));
 }
 
 /**
@@ -178,14 +180,21 @@ async function gapBefore(
   }
 }
 
-/** Whether workflow `workflowId`'s current run is still running (a failed describe says no). */
-async function stillRunning(client: Client, workflowId: string): Promise<boolean> {
+/**
+ * Whether the stream of run `runId` of workflow `workflowId` (its current run when the subscription never
+ * polled) goes on: that run still runs, or continued as new (the next poll follows it). A failed describe says no.
+ */
+async function stillGoing(client: Client, workflowId: string, runId: string | undefined): Promise<boolean> {
   const description = await client.workflow
-    .getHandle(workflowId)
+    .getHandle(workflowId, runId)
     .describe()
     .catch(() => undefined);
-  return description?.status.name === 'RUNNING';
+  const status = description?.status.name;
+  return status === 'RUNNING' || status === 'CONTINUED_AS_NEW';
 }
+
+/** The least wait before a subscription the library ended polls again, ms (`pollCooldownMs` may be 0). */
+const MIN_REPOLL_MS = 50;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -228,16 +237,32 @@ interface FollowingClient {
  * The decoded events of every run of workflow `workflowId`'s chain, oldest run first: a subscriber that fell
  * behind (or started) after earlier runs closed finds their deltas only in their own histories.
  */
-async function chainEvents(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+async function chainEvents(client: Client, workflowId: string, through?: string): Promise<HistoryEvent[][]> {
+  const newest = await chainBack(client, workflowId, undefined);
+  // The newest run's chain is not the one the subscriber followed (a new run took the workflow id after it
+  // closed): that chain ends with the run it polled last.
+  if (through === undefined || newest.ids.includes(through)) return newest.runs;
+  return (await chainBack(client, workflowId, through)).runs;
+}
+
+/** The chain of runs that ends with run `last` (the current run when `undefined`), oldest first, with their ids. */
+async function chainBack(
+  client: Client,
+  workflowId: string,
+  last: string | undefined,
+): Promise<{ runs: HistoryEvent[][]; ids: string[] }> {
   const runs: HistoryEvent[][] = [];
-  let runId: string | undefined;
+  const ids: string[] = [];
+  let runId = last;
   do {
     const history = await fetchDecodedHistory(client.workflow.getHandle(workflowId, runId));
     const events = history.events ?? [];
+    const started = events[0]?.workflowExecutionStartedEventAttributes;
     runs.unshift(events);
-    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    ids.unshift(runId ?? started?.originalExecutionRunId ?? '');
+    runId = started?.continuedExecutionRunId || undefined;
   } while (runId !== undefined);
-  return runs;
+  return { runs, ids };
 }
 
 /**

@@ -180,9 +180,20 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * this reads its constants module (the version is pinned in package.json; test/unit/activities/providers.test.ts
  * guards the read). A request to one fails before anything is sent, which no retry could change.
  */
-const FETCH_BAD_PORTS = (
-  createRequire(import.meta.url)('undici/lib/web/fetch/constants.js') as { badPortsSet: ReadonlySet<string> }
-).badPortsSet;
+const FETCH_BAD_PORTS = fetchBadPorts();
+
+/** undici's bad ports; none (no check at start: such a request still fails) where its module cannot be read. */
+function fetchBadPorts(): ReadonlySet<string> {
+  try {
+    const constants = createRequire(import.meta.url)('undici/lib/web/fetch/constants.js') as {
+      badPortsSet?: ReadonlySet<string>;
+    };
+    return constants.badPortsSet ?? new Set();
+  } catch {
+    // A worker bundled into one file, or an undici without this module: the check is skipped, nothing breaks.
+    return new Set();
+  }
+}
 
 function checkBaseURL(value: unknown, at: string, optional = false): string[] {
   const fix = `set it to the API's base URL, e.g. "http://127.0.0.1:8080/v1"`;
@@ -257,6 +268,11 @@ function checkEntry(name: string, entry: unknown): string[] {
 /** Whether `value` is an http(s) URL (what a base URL must be). */
 export function isHttpURL(value: string): boolean {
   return checkBaseURL(value, 'baseURL').length === 0;
+}
+
+/** The problems of base URL `value` given as `at` (a variable's name, say), each naming `at` and the fix. */
+export function baseURLProblems(value: string, at: string): string[] {
+  return checkBaseURL(value, at);
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   BUILTIN_PROVIDERS,
   PROVIDER_NAME,
   ProvidersConfigError,
-  isHttpURL,
+  baseURLProblems,
   parseProvidersConfig,
   readProvidersFile,
 } from './config.js';
@@ -125,19 +125,21 @@ function baseURLOf(provider: string, config: ProviderConfig, adapter: ProviderAd
       `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}, which holds a credential (a user:password@ or a ?key= query): remove it from the URL and ${credentialFix(provider)}`,
     );
   }
-  if (!isHttpURL(fromEnv)) {
+  const [problem] = baseURLProblems(fromEnv, defaults.baseURLEnv);
+  if (problem !== undefined) {
     throw new MisconfiguredError(
-      `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}, which is not an http(s) URL: set it to the API's base URL (up to and including /v1) or unset it`,
+      `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}: ${problem} (or unset it)`,
     );
   }
   return fromEnv;
 }
 
 /**
- * At start: a built-in type's base URL variable (`OPENAI_BASE_URL`) that holds a credential is refused now, as a
- * providers file's `baseURL` is, so the worker does not start instead of failing every attempt `Misconfigured`.
+ * At start: a built-in type's base URL variable (`OPENAI_BASE_URL`) that holds a credential, is not an http(s)
+ * URL, or names a port fetch refuses is refused now, as a providers file's `baseURL` is, so the worker does not
+ * start instead of failing every attempt `Misconfigured`.
  */
-function refuseCredentialBaseURLs(all: ProvidersConfig, env: Env): void {
+function refuseBadEnvBaseURLs(all: ProvidersConfig, env: Env): void {
   const problems: string[] = [];
   for (const [provider, config] of Object.entries(all)) {
     const variable = PROVIDER_ADAPTERS[config.type].defaults?.baseURLEnv;
@@ -147,6 +149,9 @@ function refuseCredentialBaseURLs(all: ProvidersConfig, env: Env): void {
       problems.push(
         `${variable} (the base URL of provider "${provider}") holds a credential (a user:password@ or a ?key= query): remove it from the URL and ${credentialFix(provider)}`,
       );
+    } else if (value) {
+      // Not a URL, not http(s), or a port fetch refuses: every attempt would fail, so the worker does not start.
+      problems.push(...baseURLProblems(value, variable).map((p) => `${p} (or unset it)`));
     }
   }
   if (problems.length > 0) throw new ProvidersConfigError('environment', [...new Set(problems)]);
@@ -179,7 +184,7 @@ export function createProviderRegistry(
   const checked = parseProvidersConfig(config, options.source);
   const all: ProvidersConfig = { ...checked, ...withoutKeys(BUILTIN_PROVIDERS, Object.keys(checked)) };
   const env = (): Env => options.env ?? process.env;
-  refuseCredentialBaseURLs(all, env());
+  refuseBadEnvBaseURLs(all, env());
   // One dispatcher (connection pool) for every model of this registry.
   const fetch = createProviderFetch(options.transport);
   const prices = pricingOf(all);

@@ -92,7 +92,13 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     const where = `${record.modelCallId} on backend ${record.backend}`;
     if (request === undefined) {
       const cancelled = record.outcome === 'cancelled' && e.cancelSent;
-      if (!NO_REQUEST_CLASSES.has(got) && !cancelled) {
+      // A worker killed before it sent: Temporal ends the attempt with whichever timeout comes first, and the
+      // attempt's own (start-to-close) or the deadline's (schedule-to-close) come before the heartbeat timeout,
+      // both `ResponseTimeout` by the contract's timeout table; nothing tells the workflow the dead worker had not
+      // sent. (Seen in CI: seed 1680689586 case 20, a neighbour's first attempt on the worker killed at the main
+      // call's first request.)
+      const diedUnsent = e.killed && got === 'ResponseTimeout';
+      if (!NO_REQUEST_CLASSES.has(got) && !cancelled && !diedUnsent) {
         // Temporal's schedule-to-close (the deadline less the reserve) ended an attempt that had not sent yet.
         const unsent = got === 'ResponseTimeout' && e.scenario.health === true;
         out.push({

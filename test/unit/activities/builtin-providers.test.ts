@@ -116,13 +116,21 @@ describe('the built-in providers, without a providers file', () => {
   it.each([
     ['OPENAI_BASE_URL', 'openai:m'],
     ['ANTHROPIC_BASE_URL', 'anthropic:m'],
-  ])('a %s that is not an http(s) URL is Misconfigured naming it', async (variable, model) => {
-    const registry = builtinRegistry(lp, { [variable]: 'localhost:8080' });
-    const { details } = await attemptFailure(runAttempt(registry, input(model)).done);
-    expect(details.class).toBe('Misconfigured');
-    expect(details.message).toContain(`takes its base URL from ${variable}, which is not an http(s) URL`);
-    expect(lp.requestCount()).toBe(0);
-  });
+  ])(
+    'a %s that is not an http(s) URL is refused at start; set later, Misconfigured naming it',
+    async (variable, model) => {
+      expect(() => builtinRegistry(lp, { [variable]: 'localhost:8080' })).toThrow(ProvidersConfigError);
+      const env: Record<string, string | undefined> = { ...builtinEnv(lp) };
+      const registry = createProviderRegistry({}, { env });
+      env[variable] = 'localhost:8080';
+      const { details } = await attemptFailure(runAttempt(registry, input(model)).done);
+      expect(details.class).toBe('Misconfigured');
+      expect(details.message).toContain(
+        `takes its base URL from ${variable}: \`${variable}\` must be an http(s) URL, not localhost:`,
+      );
+      expect(lp.requestCount()).toBe(0);
+    },
+  );
 
   it('an empty base URL variable means the provider default', () => {
     const registry = builtinRegistry(lp, { OPENAI_BASE_URL: ' ', ANTHROPIC_BASE_URL: '' });

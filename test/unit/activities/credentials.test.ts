@@ -85,6 +85,33 @@ describe('a base URL with credentials in the providers file', () => {
   });
 });
 
+describe("a built-in provider's base URL variable that no request could use", () => {
+  it.each([
+    [
+      'on a port fetch refuses',
+      'http://127.0.0.1:6000/v1',
+      /`OPENAI_BASE_URL` uses port 6000.*\(or unset it\)/,
+    ],
+    ['that is no URL', 'gateway', /`OPENAI_BASE_URL` is not a URL.*\(or unset it\)/],
+    ['that is not http(s)', 'ftp://gateway.example/v1', /`OPENAI_BASE_URL` must be an http\(s\) URL/],
+  ])('%s is refused when the worker starts, naming the variable and the fix', (_what, value, message) => {
+    const error = thrown(() => createActivities({ env: { OPENAI_BASE_URL: value } }));
+    expect(error).toBeInstanceOf(ProvidersConfigError);
+    expect(error.message).toMatch(message);
+  });
+
+  it('set after the start on a port fetch refuses, fails the attempt Misconfigured naming the port, sending nothing', async () => {
+    const env: Record<string, string | undefined> = { ...builtinEnv(lp) };
+    const registry = createProviderRegistry({}, { env });
+    env.OPENAI_BASE_URL = 'http://127.0.0.1:6000/v1';
+    const { details } = await attemptFailure(runAttempt(registry, input('openai:m')).done);
+    expect(details.class).toBe('Misconfigured');
+    expect(details.message).toMatch(
+      /takes its base URL from OPENAI_BASE_URL: `OPENAI_BASE_URL` uses port 6000/,
+    );
+  });
+});
+
 describe('headers from the environment (headersFromEnv)', () => {
   const BASIC = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
   const registry = (env: Record<string, string>) =>

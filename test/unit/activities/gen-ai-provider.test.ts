@@ -35,7 +35,7 @@ describe('gen_ai.provider.name of each provider', () => {
   });
 
   it('an openai-compatible provider speaks OpenAI: `openai`, unless its host is a known service', () => {
-    expect(genAiProviderOfConfig({ type: 'openai-compatible', baseURL: 'http://127.0.0.1:1/v1' })).toBe(
+    expect(genAiProviderOfConfig({ type: 'openai-compatible', baseURL: 'http://127.0.0.1:2/v1' })).toBe(
       'openai',
     );
     expect(genAiProviderOfConfig({ type: 'openai-compatible', baseURL: 'https://api.deepseek.com/v1' })).toBe(
@@ -48,7 +48,7 @@ describe('gen_ai.provider.name of each provider', () => {
     const { modelRetryConfig } = createActivities({
       env: {},
       providers: createProviderRegistry({
-        local: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:1/v1' },
+        local: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:2/v1' },
       }),
       aiSdkProviders: {
         mine: {

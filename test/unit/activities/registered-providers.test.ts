@@ -121,7 +121,7 @@ describe('registrations are checked when the activities are made (the worker ref
   });
 
   it('refuses the name of a providers-file provider', () => {
-    const file = { local: { type: 'openai-compatible' as const, baseURL: 'http://127.0.0.1:1/v1' } };
+    const file = { local: { type: 'openai-compatible' as const, baseURL: 'http://127.0.0.1:2/v1' } };
     expect(refused({ local: compatible() }, file)).toThrow(
       /`aiSdkProviders.local` has the name of a providers-file provider/,
     );
