@@ -265,11 +265,6 @@ function checkEntry(name: string, entry: unknown): string[] {
   ];
 }
 
-/** Whether `value` is an http(s) URL (what a base URL must be). */
-export function isHttpURL(value: string): boolean {
-  return checkBaseURL(value, 'baseURL').length === 0;
-}
-
 /** The problems of base URL `value` given as `at` (a variable's name, say), each naming `at` and the fix. */
 export function baseURLProblems(value: string, at: string): string[] {
   return checkBaseURL(value, at);
