@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../common/attempt.js';
+import type { ChatMessage, ToolDefinition } from '../../common/attempt.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } from '../../common/stream.js';
 
@@ -7,6 +7,7 @@ import { InvalidModelCallInputError } from './input-error.js';
 import { checkSettings } from './call-settings.js';
 import { toolsOf } from './call-tools.js';
 import { outputOf } from './call-output.js';
+import type { CheckedOutput } from './call-output.js';
 
 export { InvalidModelCallInputError } from './input-error.js';
 export { checkSettings, SETTINGS_FIELDS } from './call-settings.js';
@@ -58,6 +59,23 @@ export function messagesOf(input: ModelCallInput): ChatMessage[] {
 
 /** Checks a call's input other than its retry plan (which `validatePlan` checks); throws on the first problem. */
 export function validateCallInput(input: unknown): asserts input is ModelCallInput {
+  checkCallInput(input);
+}
+
+/** What `checkCallInput` found in a call's input, each part as the call uses it. */
+export interface CheckedCallInput {
+  backends: string[];
+  messages: ChatMessage[];
+  tools: ToolDefinition[] | undefined;
+  stream: { batchMs: number } | undefined;
+  output: CheckedOutput | undefined;
+}
+
+/**
+ * `validateCallInput`, returning the parts it checked (`backendsOf`, `messagesOf`, `toolsOf`, `streamOf`,
+ * `outputOf`), so that a call computes each once (issue 22: a turn's calls are checked at every step).
+ */
+export function checkCallInput(input: unknown): CheckedCallInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new InvalidModelCallInputError(
       'input',
@@ -73,10 +91,10 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
     }
   }
   const call = input as ModelCallInput;
-  backendsOf(call);
-  streamOf(call);
-  outputOf(call);
-  toolsOf(call.tools);
+  const backends = backendsOf(call);
+  const stream = streamOf(call);
+  const output = outputOf(call);
+  const tools = toolsOf(call.tools);
   checkSettings(call.settings);
   checkBudget(call.budget);
   if (call.prompt !== undefined && typeof call.prompt !== 'string') {
@@ -100,7 +118,8 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
       throw new InvalidModelCallInputError(`messages[${i}].content`, 'must be a string');
     }
   });
-  if (!messagesOf(call).some(saysSomething)) {
+  const messages = messagesOf(call);
+  if (!messages.some(saysSomething)) {
     const blank = call.prompt !== undefined && call.prompt.trim() === '';
     throw new InvalidModelCallInputError(
       'prompt',
@@ -109,6 +128,7 @@ export function validateCallInput(input: unknown): asserts input is ModelCallInp
         : 'give a `prompt` or at least one non-system message in `messages`',
     );
   }
+  return { backends, messages, tools, stream, output };
 }
 
 /** Refuses a `budget` with unknown keys or amounts that are negative, non-finite or (tokens) fractional. */

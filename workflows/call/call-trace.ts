@@ -5,8 +5,8 @@
  * of a call a restarted worker re-executes) was exported, if at all, by the worker that first ran it, and is
  * never exported twice. With model-retry's tracing (`startTracing`), span ids come from the run's own sequence
  * (`workflows/tracing/span-ids.ts`), not the workflow's random: a span begun on one worker and ended on another
- * after a restart keeps its id, and the backoff jitter is the same with tracing on or off. Without the interceptors (a user's worker without tracing) the
- * API hands out non-recording spans and all of this costs nothing.
+ * after a restart keeps its id, and the backoff jitter is the same with tracing on or off. Without the interceptors (a user's worker without tracing) no
+ * span is made at all (`tracingOff`).
  *
  * Attributes follow the OpenTelemetry GenAI conventions and carry no prompt, answer or key: only names, counts,
  * classes and reasons from the attempt records.
@@ -17,7 +17,7 @@ import type { ModelRequestResult } from '../../common/attempt.js';
 import type { AttemptRecord } from '../../common/call.js';
 import type { Decision, StopDecision } from '../../policy/index.js';
 import { billedTotals } from './call-summary.js';
-import { modelRetryTracer } from '../tracing/tracer.js';
+import { modelRetryTracer, tracingOff } from '../tracing/tracer.js';
 
 const tracer = modelRetryTracer;
 
@@ -48,8 +48,8 @@ function usageAttributes(usage: AttemptRecord['usage']): Attributes {
 
 /** One call's span (`callModel <callId>`) and the spans of its attempts (`chat <model>`), children of it. */
 export class CallTrace {
-  private readonly span: Span;
-  private readonly context: Context;
+  private readonly span: Span | undefined;
+  private readonly context: Context | undefined;
   private ended = false;
 
   constructor(
@@ -57,6 +57,8 @@ export class CallTrace {
     backends: readonly string[],
     private readonly providers: Readonly<Record<string, string>> = {},
   ) {
+    // Tracing off (see `tracingOff`): no span, no attributes, and the attempt runs in the context it is in.
+    if (tracingOff()) return;
     this.span = tracer().startSpan(`callModel ${callId}`, {
       kind: SpanKind.INTERNAL,
       attributes: {
@@ -71,7 +73,7 @@ export class CallTrace {
 
   /** Notes the wait `decision` is about to make, with its cause: the attempt before it and what it met. */
   waiting(decision: Decision, before: AttemptRecord | undefined): void {
-    if (decision.kind !== 'attempt' || decision.waitMs <= 0) return;
+    if (!this.span || decision.kind !== 'attempt' || decision.waitMs <= 0) return;
     const failure = before?.failure;
     this.span.addEvent('model_retry.wait', {
       'model_retry.wait.ms': decision.waitMs,
@@ -91,6 +93,7 @@ export class CallTrace {
    * `run`'s own promise, not one wrapping it: every promise costs a replay a stack trace (Temporal's hook).
    */
   attempt<T>(record: AttemptRecord, run: () => Promise<T>): { value: Promise<T>; done: AttemptDone } {
+    if (!this.context) return { value: run(), done: untraced };
     const span = tracer().startSpan(
       `chat ${modelAttributes(record.model, this.providers)['gen_ai.request.model'] as string}`,
       {
@@ -112,7 +115,7 @@ export class CallTrace {
 
   /** Ends the call's span with its stop reason (and the class of the last failure when it did not succeed). */
   stopped(decision: StopDecision, records: readonly AttemptRecord[]): void {
-    if (this.ended) return;
+    if (!this.span || this.ended) return;
     this.ended = true;
     const last = records.at(-1);
     const totals = billedTotals(records);
@@ -138,7 +141,7 @@ export class CallTrace {
 
   /** Ends the call's span when the call ended by an exception the loop did not expect. */
   abandoned(error: unknown): void {
-    if (this.ended) return;
+    if (!this.span || this.ended) return;
     this.ended = true;
     this.span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
     this.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -148,6 +151,9 @@ export class CallTrace {
 
 /** Ends an attempt's span once its record is final (the answer, or the class and the action taken). */
 export type AttemptDone = (result: ModelRequestResult | undefined) => void;
+
+/** The `done` of an attempt without a span (tracing off). */
+const untraced: AttemptDone = () => undefined;
 
 function endAttempt(span: Span, record: AttemptRecord, result: ModelRequestResult | undefined): void {
   span.setAttributes({

@@ -13,20 +13,12 @@ import { CallTrace } from './call-trace.js';
 import { CallStream } from './call-stream.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../policy/shared-not-before.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
-import {
-  backendsOf,
-  InvalidModelCallInputError,
-  messagesOf,
-  streamOf,
-  validateCallInput,
-} from './call-input.js';
-import { toolsOf } from './call-tools.js';
-import { outputOf } from './call-output.js';
+import { checkCallInput, InvalidModelCallInputError } from './call-input.js';
 import type { CheckedOutput } from './call-output.js';
 import { HistoryWatch } from './history-watch.js';
 import { watchBudget } from './budget-watch.js';
 import type { SpentBefore } from './budget-watch.js';
-import { workerConfig, workerConfigAnswered } from './worker-config.js';
+import { askWorkerConfig, noteWorkerConfig, workerConfigAnswered } from './worker-config.js';
 import { jsonBytes } from '../turn/turn-input.js';
 import { objectBytes } from '../turn/conversation-bytes.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
@@ -138,10 +130,18 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
   // Asked once per run at the first call's start (one marker in history): limits, prices and the payload store.
   // A later call of the run has the answer already and awaits nothing (an await is a promise, which Temporal's
   // stack-trace hook captures, issue 22).
-  const answered = workerConfigAnswered();
-  const config = answered
-    ? answered.config
-    : ((yield workerConfig()) as Awaited<ReturnType<typeof workerConfig>>);
+  // A failed ask (a worker of the user's own without the activity, or the call cancelled meanwhile) means the
+  // defaults, as `workerConfig` says.
+  let config = workerConfigAnswered()?.config;
+  if (!workerConfigAnswered()) {
+    let came: Awaited<ReturnType<typeof askWorkerConfig>> | undefined;
+    try {
+      came = (yield askWorkerConfig()) as typeof came;
+    } catch {
+      came = undefined;
+    }
+    config = noteWorkerConfig(came);
+  }
   const sizes = inputSizes(
     messages,
     tools,
@@ -175,7 +175,7 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
   const run = { ...history.start(), ...(budget ? { budget: budget.outlook() } : {}) };
   const state = shared ? seededState(backends, shared) : initialState(backends.length);
   // Cancellation first: it may have come while the worker was asked for its settings (a local activity, whose
-  // cancellation `workerConfig` swallows), and it wins over any stop the start would make.
+  // cancellation is swallowed above like any failed ask), and it wins over any stop the start would make.
   let next: Decision = CancellationScope.current().consideredCancelled
     ? cancelledStop(state)
     : shared
@@ -246,7 +246,7 @@ function prepare(
   output: CheckedOutput | undefined;
 } {
   try {
-    validateCallInput(input);
+    const checked = checkCallInput(input);
     const plan =
       given ??
       validatePlan(input.retry, {
@@ -254,15 +254,8 @@ function prepare(
         chainStartMs: workflowInfo().startTime.getTime(),
         atSubmission: false,
       });
-    return {
-      plan,
-      backends: backendsOf(input),
-      messages: messagesOf(input),
-      // The AI SDK's record shape becomes our list here, so the attempt's input is plain JSON.
-      tools: toolsOf(input.tools),
-      stream: streamOf(input),
-      output: outputOf(input),
-    };
+    // The AI SDK's record shape of `tools` is our list here, so the attempt's input is plain JSON.
+    return { plan, ...checked };
   } catch (error) {
     throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
   }

@@ -18,22 +18,42 @@ const { modelRetryConfig } = proxyLocalActivities<WorkerConfigActivities>({
   },
 });
 
-/** The run's ask (module state is per workflow run in the sandbox): made once, then reused. */
-let asked: Promise<WorkerConfig | undefined> | undefined;
+/** The run's ask (module state is per workflow run in the sandbox): the local activity's own promise, made once. */
+let asked: Promise<WorkerConfig> | undefined;
 /** The answer once it came (`{ config }`; `config` is `undefined` when the worker could not answer). */
 let answered: { config: WorkerConfig | undefined } | undefined;
+
+/**
+ * The local activity that asks the worker for its settings, started at the first call's start of a run (one
+ * marker event) and shared by every caller until it ends. Whoever awaits it passes what came (or `undefined`
+ * when it failed) to `noteWorkerConfig`. Returned as is, with nothing chained on it: a chained promise is one more
+ * stack trace in Temporal's sandbox (issue 22).
+ */
+export function askWorkerConfig(): Promise<WorkerConfig> {
+  asked ??= modelRetryConfig();
+  return asked;
+}
+
+/** Keeps the worker's answer (the first one noted wins) and returns the run's config. */
+export function noteWorkerConfig(config: WorkerConfig | undefined): WorkerConfig | undefined {
+  answered ??= { config };
+  return answered.config;
+}
 
 /**
  * What the worker says of itself (`WorkerConfig`), asked once per run through a local activity (one marker
  * event) at the first call's start, since any worker may have limits. `undefined` when the worker cannot
  * answer (a worker of the user's own without model-retry's activities): callers then assume the defaults.
  */
-export function workerConfig(): Promise<WorkerConfig | undefined> {
-  asked ??= modelRetryConfig().then(
-    (config) => (answered = { config }).config,
-    () => (answered = { config: undefined }).config,
-  );
-  return asked;
+export async function workerConfig(): Promise<WorkerConfig | undefined> {
+  if (answered) return answered.config;
+  let config: WorkerConfig | undefined;
+  try {
+    config = await askWorkerConfig();
+  } catch {
+    config = undefined;
+  }
+  return noteWorkerConfig(config);
 }
 
 /**

@@ -1,11 +1,11 @@
-import { trace } from '@opentelemetry/api';
+import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
 
 /** The tracer model-retry's interceptors installed for this run (module state: one per workflow run). */
 let installed: Tracer | undefined;
 
-/** Called by model-retry's workflow interceptors (`./interceptors.ts`) when a run starts. */
-export function installTracer(tracer: Tracer): void {
+/** Called by model-retry's workflow interceptors (`./interceptors.ts`) when a run starts (`undefined`: none). */
+export function installTracer(tracer: Tracer | undefined): void {
   installed = tracer;
 }
 
@@ -15,4 +15,19 @@ export function installTracer(tracer: Tracer): void {
  */
 export function modelRetryTracer(): Tracer {
   return installed ?? trace.getTracer('model-retry');
+}
+
+/** What the API's global provider delegates to while nobody registered one: the no-op provider. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether no tracer would record a span or carry its context: model-retry's tracing is not installed and no
+ * provider is registered (Temporal's OpenTelemetry interceptors register theirs). Then a call's spans are skipped
+ * altogether: they would be non-recording spans in a context nobody reads, and building their attributes costs
+ * workflow code time (issue 22).
+ */
+export function tracingOff(): boolean {
+  if (installed) return false;
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_PROVIDER;
 }

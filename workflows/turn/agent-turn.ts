@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } fr
 import { TEMPORAL_LIMITS } from '../../policy/index.js';
 import type { ResolvedPlan } from '../../policy/index.js';
 import type { ChatMessage } from '../../common/attempt.js';
-import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
+import type { ToolActivities } from '../../common/tools.js';
 import { resumeCallCount } from '../call/call-log.js';
 import { recordStop, stopReasonOf, trackClassesMet } from '../call/call-stop.js';
 import { inputFailure } from '../call/input-failure.js';
@@ -42,8 +42,70 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
   turn.register();
   workflowStream(input.carried?.stream);
   let result: AgentTurnResult;
+  // The turn's loop is this function's own: an async function of its own would be one more promise, which
+  // Temporal's sandbox takes a stack trace of (issue 22). Each step (the checks before it, its model call, its
+  // tool calls) either goes on or says how the turn stops, and `finish` is the one way it stops. The loop awaits
+  // the tools' descriptions, the model call's steps and the tool calls, and nothing else (see `TurnSteps`).
   try {
-    result = await runTurn(input, turn);
+    if (input.carried === undefined && input.tools && input.tools.length > 0) {
+      try {
+        turn.tools = await toolDescriber(input.tools)(input.tools);
+      } catch (error) {
+        throw describeFailure(error);
+      }
+    }
+    const steps = new TurnSteps(input, turn);
+    for (;;) {
+      let stop = steps.before();
+      if (stop === CONTINUE_AS_NEW) return await steps.continueAsNew();
+      if (stop === undefined) {
+        let answer: ModelCallResult | undefined;
+        try {
+          // The call's steps, driven here as `runCallSteps` (model-call.ts) drives them: one await per thing the
+          // call waits for. Not shared: a shared driver is an async function, the promise this loop saves.
+          const call = steps.model();
+          let step = call.next();
+          while (!step.done) {
+            let value: unknown;
+            try {
+              value = await step.value;
+            } catch (error) {
+              step = call.throw(error);
+              continue;
+            }
+            step = call.next(value);
+          }
+          answer = step.value;
+        } catch (error) {
+          stop = steps.modelFailed(error);
+        }
+        if (answer) stop = steps.answered(answer);
+      }
+      if (stop === undefined) {
+        let tools: StartedToolCalls | undefined;
+        let settled: PromiseSettledResult<OneEnd>[] | undefined;
+        try {
+          tools = steps.tools();
+          if (tools.one) {
+            // One tool activity (the common case): awaited here, and nothing chained on it (see `startToolCalls`).
+            let outcome: Parameters<typeof tools.one.settled>[0];
+            try {
+              outcome = { ok: true, result: await tools.one.activity };
+            } catch (error) {
+              outcome = { ok: false, error };
+            }
+            settled = tools.one.settled(outcome);
+          } else settled = await tools.settled;
+        } catch (error) {
+          stop = steps.toolsFailed(error);
+        }
+        if (tools && settled) stop = steps.toolsEnded(tools.started, settled);
+      }
+      if (stop) {
+        result = finish(turn, stop);
+        break;
+      }
+    }
     // Measured once, at the end; awaited only when over (every await is a promise the sandbox traces).
     const bytes = jsonBytes(result);
     if (bytes > MAX_RESULT_BYTES) await refuseResultTooLarge(turn, bytes);
@@ -90,65 +152,6 @@ async function refuseResultTooLarge(turn: TurnState, bytes: number): Promise<voi
   });
 }
 
-/**
- * The turn's loop (see `agentTurnWorkflow`), on a turn already opened: each step (the checks before it, its model
- * call, its tool calls) either goes on or says how the turn stops, and `finish` is the one way it stops. The loop
- * awaits the model call and the tool calls itself, and nothing else (see `TurnSteps`).
- */
-async function runTurn(input: AgentTurnInput, turn: TurnState): Promise<AgentTurnResult> {
-  if (input.carried === undefined && input.tools && input.tools.length > 0)
-    turn.tools = await describeTools(input.tools);
-  const steps = new TurnSteps(input, turn);
-  for (;;) {
-    let stop = steps.before();
-    if (stop === CONTINUE_AS_NEW) return steps.continueAsNew();
-    if (stop === undefined) {
-      let answer: ModelCallResult | undefined;
-      try {
-        // The call's steps, driven here as `runCallSteps` (model-call.ts) drives them: one await per thing the call
-        // waits for. Not shared: a shared driver is an async function, the promise this loop saves.
-        const call = steps.model();
-        let step = call.next();
-        while (!step.done) {
-          let value: unknown;
-          try {
-            value = await step.value;
-          } catch (error) {
-            step = call.throw(error);
-            continue;
-          }
-          step = call.next(value);
-        }
-        answer = step.value;
-      } catch (error) {
-        stop = steps.modelFailed(error);
-      }
-      if (answer) stop = steps.answered(answer);
-    }
-    if (stop === undefined) {
-      let tools: StartedToolCalls | undefined;
-      let settled: PromiseSettledResult<OneEnd>[] | undefined;
-      try {
-        tools = steps.tools();
-        if (tools.one) {
-          // One tool activity (the common case): awaited here, and nothing chained on it (see `startToolCalls`).
-          let outcome: Parameters<typeof tools.one.settled>[0];
-          try {
-            outcome = { ok: true, result: await tools.one.activity };
-          } catch (error) {
-            outcome = { ok: false, error };
-          }
-          settled = tools.one.settled(outcome);
-        } else settled = await tools.settled;
-      } catch (error) {
-        stop = steps.toolsFailed(error);
-      }
-      if (tools && settled) stop = steps.toolsEnded(tools.started, settled);
-    }
-    if (stop) return finish(turn, stop);
-  }
-}
-
 /** Ends the turn as `stop` says: its result, or the error it throws (the turn's status says why, either way). */
 function finish(turn: TurnState, stop: TurnStop): AgentTurnResult {
   turn.phase = 'stopped';
@@ -187,21 +190,22 @@ function openTurn(input: AgentTurnInput): TurnState {
   }
 }
 
-function describeTools(names: string[]): Promise<TurnToolDefinition[]> {
-  const { describeTools: describe } = proxyActivities<ToolActivities>({
-    startToCloseTimeout: '10 seconds',
+/** The `describeTools` activity for `names` (its summary names them). */
+function toolDescriber(names: string[]): ToolActivities['describeTools'] {
+  return proxyActivities<ToolActivities>({
+    startToCloseTimeout: 10_000,
     retry: { maximumAttempts: 3 },
     summary: `describe tools ${names.join(', ')}`,
-  });
-  return describe(names).catch((error: unknown) => {
-    const cause = error instanceof ActivityFailure ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure) {
-      throw ApplicationFailure.create({
-        type: cause.type ?? 'UnknownTool',
-        nonRetryable: true,
-        message: cause.message,
-      });
-    }
-    throw error;
+  }).describeTools;
+}
+
+/** A tool the worker does not know fails the turn at once, with the worker's type (`UnknownTool`) and message. */
+function describeFailure(error: unknown): unknown {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (!(cause instanceof ApplicationFailure)) return error;
+  return ApplicationFailure.create({
+    type: cause.type ?? 'UnknownTool',
+    nonRetryable: true,
+    message: cause.message,
   });
 }

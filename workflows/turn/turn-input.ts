@@ -152,11 +152,18 @@ export function turnMessages(input: AgentTurnInput): ReturnType<typeof messagesO
   });
 }
 
+/** Any character but printable ASCII (JSON text has no raw control characters: it escapes them). */
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
+
 /** The size of a value as UTF-8 JSON, in bytes (what Temporal counts against its payload limit). */
 export function jsonBytes(value: unknown): number {
   const text = JSON.stringify(value) ?? '';
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
+  // ASCII (the usual JSON) is one byte a character: found by the regular expression engine, not a loop in the
+  // sandbox's JavaScript (issue 22). From the first other character on, counted one by one.
+  const first = text.search(NOT_PRINTABLE_ASCII);
+  if (first < 0) return text.length;
+  let bytes = first;
+  for (let i = first; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x80) bytes += 1;
     else if (c < 0x800) bytes += 2;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidRetryPlanError, initialState } from '../../../policy/index.js';
 import { checkAgentTurn } from '../../../client/agent-turn-client.js';
@@ -67,6 +68,17 @@ describe('an agent turn input is checked before the turn starts', () => {
     expect(jsonBytes('é')).toBe(4);
     expect(jsonBytes('😀')).toBe(6);
     expect(jsonBytes({ a: 1 })).toBe(7);
+    expect(jsonBytes('ab\u00e9cd\ud83d\ude00e')).toBe(Buffer.byteLength(JSON.stringify('abécd😀e')));
+  });
+
+  it('counts any value as Buffer.byteLength counts its JSON (ASCII first, then any mix after)', () => {
+    const text = fc.string({ unit: 'binary' });
+    fc.assert(
+      fc.property(fc.tuple(fc.string(), text, fc.jsonValue()), (value) => {
+        expect(jsonBytes(value)).toBe(Buffer.byteLength(JSON.stringify(value), 'utf8'));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
