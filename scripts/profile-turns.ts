@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     const one = last[side];
     if (one) await anatomy(side, one.handle, lp.requests(one.model));
   }
-  await replayRounds(client, bundle.code, new Map(SIDES.map((side) => [side, last[side]?.ids ?? []])));
+  if (process.env.PROFILE_NO_REPLAY === undefined) await replayRounds(client, bundle.code, new Map(SIDES.map((side) => [side, last[side]?.ids ?? []])));
   for (const w of workers) w.shutdown();
   await Promise.all(running);
   await profile.close();
