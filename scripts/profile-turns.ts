@@ -9,6 +9,7 @@
  *
  *   tsx scripts/profile-turns.ts [turns=60] [rounds=3] [steps=4] [sides=floor,ours]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile-turns.ts 60 2 4 ours
+ *   (with `PROFILE_NO_REPLAY=1`, the replay rounds at the end are skipped: the profile is the live load alone)
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -174,7 +175,8 @@ async function main(): Promise<void> {
     const one = last[side];
     if (one) await anatomy(side, one.handle, lp.requests(one.model));
   }
-  if (process.env.PROFILE_NO_REPLAY === undefined) await replayRounds(client, bundle.code, new Map(SIDES.map((side) => [side, last[side]?.ids ?? []])));
+  if (process.env.PROFILE_NO_REPLAY === undefined)
+    await replayRounds(client, bundle.code, new Map(SIDES.map((side) => [side, last[side]?.ids ?? []])));
   for (const w of workers) w.shutdown();
   await Promise.all(running);
   await profile.close();
