@@ -95,7 +95,7 @@ export function callModel(input: ModelCallInput, options: CallModelOptions = {})
  */
 export type CallSteps = Generator<Promise<unknown>, ModelCallResult, unknown>;
 
-/** Drives a call's steps (see `CallSteps`) to the call's result (`runTurn` in agent-turn.ts drives them the same way, inline). */
+/** Drives a call's steps (see `CallSteps`) to the call's result (`agentTurnWorkflow`'s loop in agent-turn.ts drives them the same way, inline). */
 export async function runCallSteps(steps: CallSteps): Promise<ModelCallResult> {
   let step = steps.next();
   while (!step.done) {

@@ -20,7 +20,7 @@ const { modelRetryConfig } = proxyLocalActivities<WorkerConfigActivities>({
 
 /** The run's ask (module state is per workflow run in the sandbox): the local activity's own promise, made once. */
 let asked: Promise<WorkerConfig> | undefined;
-/** The answer once it came (`{ config }`; `config` is `undefined` when the worker could not answer). */
+/** The answer once a caller noted it (`{ config }`; `config` is `undefined` when the worker could not answer). */
 let answered: { config: WorkerConfig | undefined } | undefined;
 
 /**

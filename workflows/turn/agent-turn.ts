@@ -193,7 +193,7 @@ function openTurn(input: AgentTurnInput): TurnState {
 /** The `describeTools` activity for `names` (its summary names them). */
 function toolDescriber(names: string[]): ToolActivities['describeTools'] {
   return proxyActivities<ToolActivities>({
-    startToCloseTimeout: 10_000,
+    startToCloseTimeout: '10 seconds',
     retry: { maximumAttempts: 3 },
     summary: `describe tools ${names.join(', ')}`,
   }).describeTools;

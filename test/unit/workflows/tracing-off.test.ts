@@ -23,7 +23,7 @@ describe('a call makes no spans while no tracer would record them', () => {
     getTracer.mockRestore();
   });
 
-  it('is on once a provider is registered globally (Temporal`s OpenTelemetry interceptors register theirs)', () => {
+  it("is on once a provider is registered globally (Temporal's OpenTelemetry interceptors register theirs)", () => {
     const provider = new BasicTracerProvider();
     provider.register();
     expect(tracingOff()).toBe(false);

@@ -69,12 +69,17 @@ describe('an agent turn input is checked before the turn starts', () => {
     expect(jsonBytes('😀')).toBe(6);
     expect(jsonBytes({ a: 1 })).toBe(7);
     expect(jsonBytes('ab\u00e9cd\ud83d\ude00e')).toBe(Buffer.byteLength(JSON.stringify('abécd😀e')));
+    // Lone surrogates: JSON.stringify escapes them (six ASCII bytes each).
+    for (const lone of ['\ud800a\udc00', 'x\udfff', '\ud83d', 'é\ud800'])
+      expect(jsonBytes(lone)).toBe(Buffer.byteLength(JSON.stringify(lone), 'utf8'));
   });
 
   it('counts any value as Buffer.byteLength counts its JSON (ASCII first, then any mix after)', () => {
     const text = fc.string({ unit: 'binary' });
+    // Any UTF-16 code unit, lone surrogates included (the 'binary' unit draws whole code points only).
+    const units = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) });
     fc.assert(
-      fc.property(fc.tuple(fc.string(), text, fc.jsonValue()), (value) => {
+      fc.property(fc.tuple(fc.string(), text, units, fc.jsonValue()), (value) => {
         expect(jsonBytes(value)).toBe(Buffer.byteLength(JSON.stringify(value), 'utf8'));
       }),
       { numRuns: 500 },
