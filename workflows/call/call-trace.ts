@@ -5,8 +5,8 @@
  * of a call a restarted worker re-executes) was exported, if at all, by the worker that first ran it, and is
  * never exported twice. With model-retry's tracing (`startTracing`), span ids come from the run's own sequence
  * (`workflows/tracing/span-ids.ts`), not the workflow's random: a span begun on one worker and ended on another
- * after a restart keeps its id, and the backoff jitter is the same with tracing on or off. Without the interceptors (a user's worker without tracing) no
- * span is made at all (`tracingOff`).
+ * after a restart keeps its id, and the backoff jitter is the same with tracing on or off. Without the interceptors
+ * (a user's worker without tracing) no span is made at all (`tracingOff`).
  *
  * Attributes follow the OpenTelemetry GenAI conventions and carry no prompt, answer or key: only names, counts,
  * classes and reasons from the attempt records.

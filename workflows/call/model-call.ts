@@ -22,6 +22,7 @@ import { askWorkerConfig, noteWorkerConfig, workerConfigAnswered } from './worke
 import { jsonBytes } from '../turn/turn-input.js';
 import { objectBytes } from '../turn/conversation-bytes.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
+import type { WorkerConfig } from '../../common/worker-config.js';
 import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
 
 export { HEARTBEAT_TIMEOUT_MS } from './model-request.js';
@@ -131,16 +132,16 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
   // A later call of the run has the answer already and awaits nothing (an await is a promise, which Temporal's
   // stack-trace hook captures, issue 22).
   // A failed ask (a worker of the user's own without the activity, or the call cancelled meanwhile) means the
-  // defaults, as `workerConfig` says.
-  let config = workerConfigAnswered()?.config;
-  if (!workerConfigAnswered()) {
-    let came: Awaited<ReturnType<typeof askWorkerConfig>> | undefined;
+  // defaults, as in `workerConfig` (the same steps, as an async function for callers outside a call).
+  const answered = workerConfigAnswered();
+  let config = answered?.config;
+  if (!answered) {
     try {
-      came = (yield askWorkerConfig()) as typeof came;
+      config = (yield askWorkerConfig()) as WorkerConfig;
     } catch {
-      came = undefined;
+      config = undefined;
     }
-    config = noteWorkerConfig(came);
+    config = noteWorkerConfig(config);
   }
   const sizes = inputSizes(
     messages,
