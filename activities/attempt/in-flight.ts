@@ -56,6 +56,9 @@ class Semaphore {
   }
 }
 
+/** What a request that needs no slot gives back: nothing. */
+const NO_SLOTS: Release = () => undefined;
+
 /** The longest timeout `AbortSignal.timeout` takes (about 49.7 days). */
 const MAX_SIGNAL_TIMEOUT_MS = 2 ** 32 - 1;
 
@@ -73,6 +76,15 @@ export class InFlightLimits {
    */
   async acquire(model: string, signal: AbortSignal, timeoutMs: number): Promise<Release> {
     const limits = this.limits();
+    // The model's key first, then its provider's: see below. No limit holds for most models: then nothing waits,
+    // and no signal or timer is made (an `AbortSignal.any` per attempt costs more than the rest of this file).
+    const held = limitKeysOf(model, limits)
+      .reverse()
+      .flatMap((key) => {
+        const max = limits?.[key]?.maxInFlight;
+        return max === undefined ? [] : [{ key, max }];
+      });
+    if (held.length === 0) return NO_SLOTS;
     // AbortSignal.timeout takes at most 2^32 - 1 ms (a RangeError past it); a plan's attemptTimeoutMs may be longer.
     const waitMs = Math.min(Math.max(0, timeoutMs), MAX_SIGNAL_TIMEOUT_MS);
     const either = AbortSignal.any([signal, AbortSignal.timeout(waitMs)]);
@@ -83,9 +95,7 @@ export class InFlightLimits {
     // The model's slot first, then its provider's: an attempt queued behind its model's limit holds no provider
     // slot, so the provider's other models are not starved by it. Always in this order (every model's key before
     // any provider's key, which is taken last and alone), so two waiters never hold one slot each of the other's.
-    for (const key of limitKeysOf(model, limits).reverse()) {
-      const max = limits?.[key]?.maxInFlight;
-      if (max === undefined) continue;
+    for (const { key, max } of held) {
       const slot = this.semaphore(key, max);
       try {
         await slot.take(either, () => new NoSlotError(signal.aborted ? 'aborted' : 'timeout', key, max));

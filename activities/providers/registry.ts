@@ -189,6 +189,7 @@ export function createProviderRegistry(
   const fetch = createProviderFetch(options.transport);
   const prices = pricingOf(all);
   const limits = Object.freeze(limitsOf(checked));
+  const built = new BuiltModels();
   return {
     names: () => Object.keys(all),
     pricing: () => ({ ...prices }),
@@ -206,6 +207,9 @@ export function createProviderRegistry(
       const apiKey = readKey(provider, config, adapter, env());
       const baseURL = baseURLOf(provider, config, adapter, env());
       const fromEnv = headersFromEnv(provider, config, env());
+      // What the environment gave is read at every request (above); the model is built again only when it changed.
+      const reused = built.get(model, [apiKey, baseURL, fromEnv]);
+      if (reused) return reused;
       const sent: ProviderConfig =
         Object.keys(fromEnv).length === 0
           ? config
@@ -216,7 +220,7 @@ export function createProviderRegistry(
         ...(adapter.secretHeaders?.(config) ?? []),
         ...Object.values(fromEnv),
       ];
-      return {
+      return built.set(model, [apiKey, baseURL, fromEnv], {
         provider,
         modelId,
         model: adapter.languageModel({ name: provider, config: sent, apiKey, baseURL, modelId, fetch }),
@@ -227,10 +231,35 @@ export function createProviderRegistry(
         ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),
         ...(adapter.streamErrorStatus === undefined ? {} : { streamErrorStatus: adapter.streamErrorStatus }),
         ...(adapter.jsonSchemaMode === undefined ? {} : { jsonSchemaMode: adapter.jsonSchemaMode }),
-      };
+      });
     },
   };
 }
+
+/**
+ * The models a registry built, by model name, each with what the environment gave it (key, base URL, headers).
+ * An AI SDK model holds its settings and no state of a request, so one serves every request with the same
+ * settings; building one costs more CPU than the rest of an attempt's own work (the OpenAI-compatible model
+ * builds its response schemas in its constructor: about 1 ms, BENCHMARKS.md 10). A changed key or base URL
+ * builds a new one. Bounded: past `MAX_BUILT_MODELS` names, it starts over.
+ */
+class BuiltModels {
+  private readonly byName = new Map<string, { from: string; resolved: ResolvedModel }>();
+
+  get(model: string, from: unknown): ResolvedModel | undefined {
+    const entry = this.byName.get(model);
+    return entry !== undefined && entry.from === JSON.stringify(from) ? entry.resolved : undefined;
+  }
+
+  set(model: string, from: unknown, resolved: ResolvedModel): ResolvedModel {
+    if (this.byName.size >= MAX_BUILT_MODELS && !this.byName.has(model)) this.byName.clear();
+    this.byName.set(model, { from: JSON.stringify(from), resolved });
+    return resolved;
+  }
+}
+
+/** The most model names a registry keeps built models for (a worker usually asks for a handful). */
+const MAX_BUILT_MODELS = 256;
 
 function withoutKeys(config: ProvidersConfig, keys: readonly string[]): ProvidersConfig {
   return Object.fromEntries(Object.entries(config).filter(([name]) => !keys.includes(name)));

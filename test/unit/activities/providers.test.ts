@@ -156,6 +156,45 @@ describe('resolving provider:model', () => {
     expect(late.resolve('local:fast').secrets).toEqual(['sk-set-later-123']);
   });
 
+  it('builds a model once for the same settings, and again when the key, base URL or a header changes', () => {
+    const env: Record<string, string | undefined> = { LOCAL_KEY: 'sk-first-1234567', TEAM: 'a' };
+    const headed = { ...local, headersFromEnv: { 'X-Team': 'TEAM' } };
+    const r = createProviderRegistry({ local: headed, other: local }, { env });
+    const first = r.resolve('local:fast');
+    expect(r.resolve('local:fast')).toBe(first);
+    expect(r.resolve('local:fast').model).toBe(first.model);
+    // Another model, or the same model of another provider, is a model of its own.
+    expect(r.resolve('local:slow').model).not.toBe(first.model);
+    expect(r.resolve('other:fast').model).not.toBe(first.model);
+    env.LOCAL_KEY = 'sk-second-7654321';
+    const rekeyed = r.resolve('local:fast');
+    expect(rekeyed.model).not.toBe(first.model);
+    expect(rekeyed.secrets).toContain('sk-second-7654321');
+    expect(r.resolve('local:fast')).toBe(rekeyed);
+    env.TEAM = 'b';
+    const reheaded = r.resolve('local:fast');
+    expect(reheaded.model).not.toBe(rekeyed.model);
+    expect(reheaded.secrets).toContain('b');
+  });
+
+  it('builds a model again when its base URL variable changes', () => {
+    const env: Record<string, string | undefined> = { OPENAI_API_KEY: 'sk-open-1234567' };
+    const r = createProviderRegistry({}, { env });
+    const first = r.resolve('openai:gpt-test');
+    expect(r.resolve('openai:gpt-test')).toBe(first);
+    env.OPENAI_BASE_URL = 'http://127.0.0.1:8081/v1';
+    expect(r.resolve('openai:gpt-test').model).not.toBe(first.model);
+  });
+
+  it('keeps built models for a bounded number of names', () => {
+    const r = createProviderRegistry({ local }, { env: { LOCAL_KEY: 'sk-test-1234567' } });
+    const first = r.resolve('local:m0');
+    for (let i = 1; i < 256; i++) r.resolve(`local:m${i}`);
+    expect(r.resolve('local:m0')).toBe(first);
+    r.resolve('local:m256');
+    expect(r.resolve('local:m0')).not.toBe(first);
+  });
+
   it('sends no key when the provider has no apiKeyEnv', () => {
     const open = createProviderRegistry(
       { local: { type: 'openai-compatible', baseURL: local.baseURL } },
