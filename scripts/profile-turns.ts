@@ -7,7 +7,7 @@
  * per second, p50, and the ratios ours/floor within each round. Then one turn of each side is taken apart:
  * events by type, workflow tasks, activities, heartbeats and the bytes of the HTTP requests the provider saw.
  *
- *   tsx scripts/profile-turns.ts [turns=60] [rounds=3] [steps=4] [sides=floor,ours]
+ *   tsx scripts/profile-turns.ts [turns=60] [rounds=3] [steps=4] [sides=floor,ours] (or contract: the contract's floor)
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx scripts/profile-turns.ts 60 2 4 ours
  *   (with `PROFILE_NO_REPLAY=1`, the replay rounds at the end are skipped: the profile is the live load alone)
  */
@@ -41,7 +41,10 @@ async function main(): Promise<void> {
   const queues: Record<Side, string> = {
     floor: `profile-floor-${randomUUID()}`,
     ours: `profile-${randomUUID()}`,
+    contract: '',
   };
+  // The contract's floor runs on the floor's worker (its local activity is one of the floor's activities).
+  queues.contract = queues.floor;
   const workers = [
     await createModelRetryWorker({
       connection: native,
@@ -80,7 +83,11 @@ async function main(): Promise<void> {
     const handle =
       side === 'ours'
         ? startAgentTurn(client, input, { taskQueue, workflowId })
-        : client.workflow.start('floorTurnWorkflow', { taskQueue, workflowId, args: [input] });
+        : client.workflow.start(side === 'floor' ? 'floorTurnWorkflow' : 'contractFloorTurnWorkflow', {
+            taskQueue,
+            workflowId,
+            args: [input],
+          });
     return { handle, model: id };
   };
 
@@ -141,6 +148,7 @@ async function main(): Promise<void> {
   const sums: Record<Side, { cpu: number; rate: number; p50: number }> = {
     floor: { cpu: 0, rate: 0, p50: 0 },
     ours: { cpu: 0, rate: 0, p50: 0 },
+    contract: { cpu: 0, rate: 0, p50: 0 },
   };
   // The measured rounds' window on the monotonic clock (µs), to cut CPU profiles to it.
   for (let r = 0; r < ROUNDS; r++) {

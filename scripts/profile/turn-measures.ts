@@ -10,7 +10,8 @@ import { Worker } from '@temporalio/worker';
 import { eventTypeName } from '../../client/history-format.js';
 import { fetchHistories } from './setup.js';
 
-export type Side = 'floor' | 'ours';
+/** The floor, model-retry's turn, and the contract's floor (the floor + the marker and the stop's search attributes). */
+export type Side = 'floor' | 'ours' | 'contract';
 
 /**
  * Replays each side's turns of the last round, three rounds interleaved: CPU per turn (a replay worker runs the
