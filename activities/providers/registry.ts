@@ -30,7 +30,10 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /** The variable naming the providers file. */
 export const PROVIDERS_FILE_ENV = 'MODEL_RETRY_PROVIDERS';
 
-/** A model ready for one request. */
+/**
+ * A model ready for requests. The registry of a providers file gives the same frozen object to every request with the
+ * same settings (see `BuiltModels`): read it, do not change it.
+ */
 export interface ResolvedModel extends ResponseReader {
   /** The provider's name (`local`): the record's `provider`. */
   provider: string;
@@ -48,7 +51,7 @@ export interface ResolvedModel extends ResponseReader {
 /** Resolves model names. Tests may inject their own (any model, any `LanguageModelV4`). */
 export interface ProviderRegistry {
   /**
-   * The model for `provider:model`, with its key read now.
+   * The model for `provider:model`, with its key, base URL and headers read from the environment now.
    * @throws MisconfiguredError for a malformed name, an unknown provider or a missing key variable.
    */
   resolve(model: string): ResolvedModel;
@@ -204,10 +207,19 @@ export function createProviderRegistry(
         );
       }
       const adapter = PROVIDER_ADAPTERS[config.type];
-      const apiKey = readKey(provider, config, adapter, env());
-      const baseURL = baseURLOf(provider, config, adapter, env());
-      const fromEnv = headersFromEnv(provider, config, env());
-      // What the environment gave is read at every request (above); the model is built again only when it changed.
+      let apiKey: string | undefined;
+      let baseURL: string;
+      let fromEnv: Record<string, string>;
+      try {
+        apiKey = readKey(provider, config, adapter, env());
+        baseURL = baseURLOf(provider, config, adapter, env());
+        fromEnv = headersFromEnv(provider, config, env());
+      } catch (error) {
+        // A key unset (or a base URL made unusable) since: the model built with the old one is not kept either.
+        built.forget(model);
+        throw error;
+      }
+      // What the environment gives is read at every request (above); the model is built again only when it changed.
       const reused = built.get(model, [apiKey, baseURL, fromEnv]);
       if (reused) return reused;
       const sent: ProviderConfig =
@@ -215,11 +227,11 @@ export function createProviderRegistry(
           ? config
           : { ...config, headers: { ...config.headers, ...fromEnv } };
       // Every value read from the environment for a header is a credential, whatever the header's name.
-      const secrets = [
+      const secrets = Object.freeze([
         ...(apiKey === undefined ? [] : [apiKey]),
         ...(adapter.secretHeaders?.(config) ?? []),
         ...Object.values(fromEnv),
-      ];
+      ]);
       return built.set(model, [apiKey, baseURL, fromEnv], {
         provider,
         modelId,
@@ -237,24 +249,34 @@ export function createProviderRegistry(
 }
 
 /**
- * The models a registry built, by model name, each with what the environment gave it (key, base URL, headers).
- * An AI SDK model holds its settings and no state of a request, so one serves every request with the same
- * settings; building one costs more CPU than the rest of an attempt's own work (the OpenAI-compatible model
- * builds its response schemas in its constructor: about 1 ms, BENCHMARKS.md 10). A changed key or base URL
- * builds a new one. Bounded: past `MAX_BUILT_MODELS` names, it starts over.
+ * The models a registry built, by model name, each with what the environment gave it (key, base URL, header
+ * values). An AI SDK model holds its settings and no state of a request, so one serves every request with the same
+ * settings; building one costs more CPU than the rest of an attempt's own work (the OpenAI-compatible model builds
+ * its response schemas in its constructor: BENCHMARKS.md, "Agent turns, fifth day"). A changed key, base URL or
+ * header value builds a new one. Bounded: past `MAX_BUILT_MODELS` names, the least recently used goes.
  */
 class BuiltModels {
+  /** In the order of last use, oldest first. */
   private readonly byName = new Map<string, { from: string; resolved: ResolvedModel }>();
 
   get(model: string, from: unknown): ResolvedModel | undefined {
     const entry = this.byName.get(model);
-    return entry !== undefined && entry.from === JSON.stringify(from) ? entry.resolved : undefined;
+    if (entry === undefined || entry.from !== JSON.stringify(from)) return undefined;
+    this.byName.delete(model);
+    this.byName.set(model, entry);
+    return entry.resolved;
   }
 
   set(model: string, from: unknown, resolved: ResolvedModel): ResolvedModel {
-    if (this.byName.size >= MAX_BUILT_MODELS && !this.byName.has(model)) this.byName.clear();
-    this.byName.set(model, { from: JSON.stringify(from), resolved });
-    return resolved;
+    this.byName.delete(model);
+    if (this.byName.size >= MAX_BUILT_MODELS) this.byName.delete(this.byName.keys().next().value as string);
+    const frozen = Object.freeze(resolved);
+    this.byName.set(model, { from: JSON.stringify(from), resolved: frozen });
+    return frozen;
+  }
+
+  forget(model: string): void {
+    this.byName.delete(model);
   }
 }
 

@@ -186,13 +186,36 @@ describe('resolving provider:model', () => {
     expect(r.resolve('openai:gpt-test').model).not.toBe(first.model);
   });
 
-  it('keeps built models for a bounded number of names', () => {
+  it('keeps built models for a bounded number of names, dropping the least recently used', () => {
     const r = createProviderRegistry({ local }, { env: { LOCAL_KEY: 'sk-test-1234567' } });
-    const first = r.resolve('local:m0');
-    for (let i = 1; i < 256; i++) r.resolve(`local:m${i}`);
-    expect(r.resolve('local:m0')).toBe(first);
+    const m0 = r.resolve('local:m0');
+    const m1 = r.resolve('local:m1');
+    for (let i = 2; i < 256; i++) r.resolve(`local:m${i}`);
+    // 256 names kept; m0 used again, so m1 is now the least recently used.
+    expect(r.resolve('local:m0')).toBe(m0);
     r.resolve('local:m256');
-    expect(r.resolve('local:m0')).not.toBe(first);
+    expect(r.resolve('local:m0')).toBe(m0);
+    expect(r.resolve('local:m1')).not.toBe(m1);
+  });
+
+  it('still refuses a key unset after its model was built, and then builds it afresh', () => {
+    const env: Record<string, string | undefined> = { LOCAL_KEY: 'sk-first-1234567' };
+    const r = createProviderRegistry({ local }, { env });
+    const first = r.resolve('local:fast');
+    env.LOCAL_KEY = '';
+    expect(() => r.resolve('local:fast')).toThrow(MisconfiguredError);
+    env.LOCAL_KEY = 'sk-first-1234567';
+    const again = r.resolve('local:fast');
+    expect(again.model).not.toBe(first.model);
+    expect(again.secrets).toEqual(['sk-first-1234567']);
+  });
+
+  it('gives a frozen model entry, so no caller can change what later requests are scrubbed of', () => {
+    const resolved = createProviderRegistry({ local }, { env: { LOCAL_KEY: 'sk-test-1234567' } }).resolve(
+      'local:fast',
+    );
+    expect(Object.isFrozen(resolved)).toBe(true);
+    expect(Object.isFrozen(resolved.secrets)).toBe(true);
   });
 
   it('sends no key when the provider has no apiKeyEnv', () => {
