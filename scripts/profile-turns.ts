@@ -38,13 +38,13 @@ async function main(): Promise<void> {
     asShipped: true,
   });
   const { server, metricsPort, bundle, lp, providers, native, client } = profile;
-  const queues: Record<Side, string> = {
-    floor: `profile-floor-${randomUUID()}`,
-    ours: `profile-${randomUUID()}`,
-    contract: '',
-  };
+  const floorQueue = `profile-floor-${randomUUID()}`;
   // The contract's floor runs on the floor's worker (its local activity is one of the floor's activities).
-  queues.contract = queues.floor;
+  const queues: Record<Side, string> = {
+    floor: floorQueue,
+    contract: floorQueue,
+    ours: `profile-${randomUUID()}`,
+  };
   const workers = [
     await createModelRetryWorker({
       connection: native,
