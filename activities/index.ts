@@ -1,7 +1,9 @@
 /**
  * model-retry/activities: `createActivities(deps)` gives a worker every activity model-retry's workflows call.
  */
+import { providerKeyOf } from './attempt/provider-bound.js';
 import { createModelRequest } from './attempt/model-request.js';
+import type { DownloadFile } from './attempt/file-downloads.js';
 import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
@@ -65,6 +67,20 @@ export interface ActivityDeps {
    * the worker lets through say nothing more. @default 250 (`HEARTBEAT_INTERVAL_MS`)
    */
   heartbeatIntervalMs?: number;
+  /**
+   * How an attempt downloads a file whose URL its model cannot take (the model's `supportedUrls`), e.g. the AI
+   * SDK's `createDownload({ fetch, maxBytes })` with a fetch that validates DNS at connect time.
+   * @default the AI SDK's `createDownload()` (http(s) only, no private addresses by name or IP, 100 MiB at most)
+   */
+  download?: DownloadFile;
+  /**
+   * Credential headers a call may send, by name (`['x-api-key']`): by default a call with `authorization`,
+   * `x-api-key` and the like, or with a header whose value looks like a credential, is refused before it starts.
+   * An allowed header and its value are written into the workflow's history: allow one only for a value that is no
+   * secret to whoever reads histories. Callers starting calls with the client helpers name it too (their
+   * `allowHeaders` option), since the client checks before it can ask the worker.
+   */
+  allowHeaders?: string[];
 }
 
 /**
@@ -97,7 +113,13 @@ export function createActivities(deps: ActivityDeps = {}) {
   // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
   const inFlight = new InFlightLimits(() => limits);
   const attempt = withResultLimit(
-    createModelRequest({ providers, onHeaders, inFlight, heartbeatIntervalMs: deps.heartbeatIntervalMs }),
+    createModelRequest({
+      providers,
+      onHeaders,
+      inFlight,
+      heartbeatIntervalMs: deps.heartbeatIntervalMs,
+      ...(deps.download ? { download: deps.download } : {}),
+    }),
   );
   const health = { monitor, on, providers, headers };
   return {
@@ -110,6 +132,10 @@ export function createActivities(deps: ActivityDeps = {}) {
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       genAiProviders: genAiProvidersOf(registry, deps.aiSdkProviders ?? {}, env, aiSdkFetch),
       healthWatchedLimits: healthWatchedLimits(limits, on, providers),
+      providerKeys: providerKeysOf(registry, deps.aiSdkProviders ?? {}),
+      ...(deps.allowHeaders && deps.allowHeaders.length > 0
+        ? { allowHeaders: deps.allowHeaders.map((h) => h.toLowerCase()) }
+        : {}),
     }),
     ...createToolActivities({ registry: () => tools }),
   };
@@ -137,8 +163,20 @@ function genAiProvidersOf(
   return byName;
 }
 
+/** The AI SDK key of each configured provider's options (see `providerKeyOf`); registered providers have none here. */
+function providerKeysOf(registry: ProviderRegistry, registered: AiSdkProviders): Record<string, string> {
+  const byName: Record<string, string> = {};
+  for (const name of registry.names()) {
+    if (Object.hasOwn(registered, name)) continue;
+    const config = registry.configOf?.(name);
+    if (config !== undefined) byName[name] = providerKeyOf(name, config.type);
+  }
+  return byName;
+}
+
 export type Activities = ReturnType<typeof createActivities>;
 
+export type { DownloadFile } from './attempt/file-downloads.js';
 export type { HealthOptions } from './health/settings.js';
 export { HEALTH_ENV } from './health/settings.js';
 export type { ProviderHealthConfig } from './providers/health-config.js';

@@ -36,18 +36,17 @@ export function promptFromFlags(prompt: string | undefined, file: string | undef
 
 /**
  * Refuses (exit 2, naming the flag) a call whose input is over Temporal's payload limit as the session's client
- * stores it: `checkCallSize`, with its field turned into the flag that set it.
+ * stores it: `checkCallSize`, with its field turned into the flag that set it by `flagOf`.
  */
 export async function refuseOversizedCall(
   client: Client,
   input: ModelCallInput,
-  promptFromFile: boolean,
+  flagOf: (field: string) => string,
 ): Promise<void> {
   try {
     await checkCallSize(client, input);
   } catch (error) {
     if (!(error instanceof InvalidModelCallInputError)) throw error;
-    const flag = error.field === 'prompt' && promptFromFile ? '--prompt-file' : `--${error.field}`;
-    throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
+    throw new UsageError(`\`${flagOf(error.field)}\`${error.message.slice(error.message.indexOf(':'))}`);
   }
 }

@@ -19,12 +19,25 @@ import { promptFromFlags, refuseOversizedCall } from './call-prompt.js';
 import { followRun, printAnswer } from './follow-run.js';
 import type { StreamPrinter } from './stream-print.js';
 import { messageOf, say } from './session.js';
+import { PART_FLAG_OPTIONS, partFlagOf, partsFromFlags, userMessageOf } from './part-flags.js';
+import type { FlagPart } from './part-flags.js';
+import {
+  REQUEST_FLAG_OPTIONS,
+  TOOL_CHOICE_OPTION,
+  headersFromFlags,
+  providerOptionsFromFlag,
+  requestFlagOf,
+  toolChoiceFromFlag,
+} from './request-flags.js';
 
 const CALL_OPTIONS = {
   model: { type: 'string', multiple: true },
   prompt: { type: 'string' },
   'prompt-file': { type: 'string' },
   system: { type: 'string' },
+  ...PART_FLAG_OPTIONS,
+  ...REQUEST_FLAG_OPTIONS,
+  ...TOOL_CHOICE_OPTION,
   ...PLAN_FLAG_OPTIONS,
   ...SETTINGS_FLAG_OPTIONS,
   ...BUDGET_FLAG_OPTIONS,
@@ -55,12 +68,23 @@ export async function runCallCommand(args: string[]): Promise<number> {
   const settings = settingsFromFlags(values);
   const output = outputFromFlags(values.schema);
   const budget = budgetFromFlags(values);
+  const request: RequestFlags = {
+    parts: partsFromFlags(values),
+    providerOptions: providerOptionsFromFlag(values['provider-options']),
+    headers: headersFromFlags(values.header),
+    toolChoice: toolChoiceFromFlag(values['tool-choice']),
+    promptFlag: values['prompt-file'] !== undefined ? '--prompt-file' : '--prompt',
+  };
   let input: ModelCallInput | undefined;
   if (attachOnly) {
     if (
       retry !== undefined ||
       settings !== undefined ||
       budget !== undefined ||
+      request.parts.length > 0 ||
+      request.providerOptions !== undefined ||
+      request.headers !== undefined ||
+      request.toolChoice !== undefined ||
       values.system !== undefined ||
       values['stream-batch-ms'] !== undefined ||
       output !== undefined
@@ -68,7 +92,17 @@ export async function runCallCommand(args: string[]): Promise<number> {
       throw new UsageError('to start a call, give `--model` and `--prompt` with the other flags.');
     }
   } else {
-    input = inputFromFlags(values.model, prompt, values.system, retry, stream, settings, output, budget);
+    input = inputFromFlags(
+      values.model,
+      prompt,
+      values.system,
+      retry,
+      stream,
+      settings,
+      output,
+      budget,
+      request,
+    );
     if (retry === undefined) {
       say(
         'no retry plan given: exactly one attempt will be made. To retry, add `--waits 1000,5000` or ' +
@@ -85,7 +119,8 @@ export async function runCallCommand(args: string[]): Promise<number> {
     stream: values.stream === true || values['stream-batch-ms'] !== undefined,
     ...(input
       ? {
-          check: (session) => refuseOversizedCall(session.client, input, values['prompt-file'] !== undefined),
+          check: (session) =>
+            refuseOversizedCall(session.client, input, (field) => flagOfField(field, request, prompt)),
           start: (session, options) =>
             session.client.workflow.start(modelCallWorkflow, { ...options, args: [input] }),
         }
@@ -103,6 +138,15 @@ export async function runCallCommand(args: string[]): Promise<number> {
   });
 }
 
+/** What the request flags gave, and the flag the prompt came from (for refusals). */
+interface RequestFlags {
+  parts: FlagPart[];
+  providerOptions: ModelCallInput['providerOptions'];
+  headers: ModelCallInput['headers'];
+  toolChoice: ModelCallInput['toolChoice'];
+  promptFlag: '--prompt' | '--prompt-file';
+}
+
 function inputFromFlags(
   models: string[] | undefined,
   prompt: string | undefined,
@@ -112,6 +156,7 @@ function inputFromFlags(
   settings: ModelCallInput['settings'],
   output: ModelCallInput['output'],
   budget: ModelCallInput['budget'],
+  request: RequestFlags,
 ): ModelCallInput {
   if (models === undefined || models.length === 0) {
     throw new UsageError(
@@ -120,10 +165,15 @@ function inputFromFlags(
   }
   if (prompt === undefined)
     throw new UsageError('`--prompt` is missing: give the prompt, e.g. `--prompt "Hello"`.');
+  // With parts, the prompt and the parts are one user message, in the wire form the history keeps.
+  const message = request.parts.length > 0 ? userMessageOf(prompt, request.parts) : undefined;
   const input: ModelCallInput = {
     model: models.length === 1 ? (models[0] as string) : models,
-    prompt,
+    ...(message !== undefined ? { messages: [message] } : { prompt }),
     ...(system !== undefined ? { system } : {}),
+    ...(request.toolChoice !== undefined ? { toolChoice: request.toolChoice } : {}),
+    ...(request.providerOptions !== undefined ? { providerOptions: request.providerOptions } : {}),
+    ...(request.headers !== undefined ? { headers: request.headers } : {}),
     ...(retry !== undefined ? { retry } : {}),
     ...(stream !== undefined ? { stream } : {}),
     ...(settings !== undefined ? { settings } : {}),
@@ -140,16 +190,26 @@ function inputFromFlags(
           '`--stream` cannot be used with `--schema` (a streamed answer reaches you before it can be validated): leave out one of them.',
         );
       }
-      const flag =
-        outputFlagOf(error.field) ??
-        settingsFlagOf(error.field) ??
-        budgetFlagOf(error.field) ??
-        (error.field.startsWith('stream') ? '--stream-batch-ms' : `--${error.field.replace(/\[\d+\]$/, '')}`);
+      const flag = flagOfField(error.field, request, prompt);
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }
     throw error;
   }
+  // Already plain JSON: the message is in wire form, the provider options came from JSON.
   return input;
+}
+
+/** The flag that set a refused input field. */
+function flagOfField(field: string, request: RequestFlags, prompt: string | undefined): string {
+  if (field === 'prompt') return request.promptFlag;
+  return (
+    outputFlagOf(field) ??
+    settingsFlagOf(field) ??
+    budgetFlagOf(field) ??
+    requestFlagOf(field) ??
+    partFlagOf(field, { flag: request.promptFlag, text: prompt ?? '' }, request.parts) ??
+    (field.startsWith('stream') ? '--stream-batch-ms' : `--${field.replace(/\[\d+\]$/, '')}`)
+  );
 }
 
 /** `--stream` and `--stream-batch-ms` as the input's `stream`; the batch interval alone implies `--stream`. */

@@ -138,9 +138,13 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     out('');
     for (const step of result.steps) {
       for (const tool of step.tools) {
-        const reply = result.messages.find((m) => m.role === 'tool' && m.toolCallId === tool.toolCallId);
+        const reply = result.messages
+          .flatMap((m) => (m.role === 'tool' ? m.content : []))
+          .find((p) => p.type === 'tool-result' && p.toolCallId === tool.toolCallId);
+        const output = reply?.type === 'tool-result' ? reply.output : undefined;
+        const said = output && 'value' in output ? String(output.value) : tool.outcome;
         out(
-          `step ${step.step}: model call ${step.callId} asked for tool ${tool.name} [${tool.activityId}] -> ${reply?.content ?? tool.outcome}`,
+          `step ${step.step}: model call ${step.callId} asked for tool ${tool.name} [${tool.activityId}] -> ${said}`,
         );
       }
     }

@@ -1,5 +1,7 @@
 import { SETTINGS_HELP } from './settings-flags.js';
 import { BUDGET_HELP } from './budget-flags.js';
+import { PART_HELP } from './part-flags.js';
+import { REQUEST_HELP, TOOL_CHOICE_HELP } from './request-flags.js';
 export const MAIN_HELP = `model-retry: durable LLM calls on Temporal. Every attempt is an activity, every wait a durable
 timer, every failure classified and kept in the workflow's history.
 
@@ -125,9 +127,12 @@ Options:
 `;
 
 export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] --prompt TEXT | --prompt-file FILE [--system TEXT]
+                         [--image FILE ...] [--file FILE ...] [--provider-options JSON] [--header NAME:VALUE ...]
+                         [--tool-choice auto|none|required|tool:NAME]
                          [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
-                         [--max-output-tokens N] [--temperature X] [--top-p X] [--stop TEXT ...] [--seed N]
+                         [--max-output-tokens N] [--temperature X] [--top-p X] [--top-k N] [--stop TEXT ...]
+                         [--seed N] [--presence-penalty X] [--frequency-penalty X] [--reasoning EFFORT]
                          [--budget-usd N] [--budget-tokens N]
                          [--stream [--stream-batch-ms MS] | --schema FILE] [--workflow-id ID] [--task-queue Q] [--json]
        model-retry call --workflow-id ID [--stream] [--json]      (attach to an existing call)
@@ -153,6 +158,8 @@ Call:
                        validator's errors (2 repairs, then the next backend). The parsed JSON is printed.
                        Not with --stream.
 
+${PART_HELP}
+${REQUEST_HELP}${TOOL_CHOICE_HELP}
 Retry plan (checked before anything starts; a refusal names the flag and the fix, exit 2). Without any
 of these flags exactly ONE attempt is made (a hint says so); any of them turns retry on:
   --waits 10,30        Explicit waits in ms between attempts. With --deadline the last wait repeats.
@@ -240,9 +247,11 @@ Exit codes: 0 done; 1 Temporal unreachable; 2 bad options, or no state for that 
 `;
 
 export const TURN_HELP = `Usage: model-retry turn --model P:M [--model P:M ...] --prompt TEXT [--system TEXT] [--tool NAME ...]
+                         [--image FILE ...] [--file FILE ...] [--provider-options JSON] [--header NAME:VALUE ...]
                          [--max-steps N] [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
-                         [--max-output-tokens N] [--temperature X] [--top-p X] [--stop TEXT ...] [--seed N]
+                         [--max-output-tokens N] [--temperature X] [--top-p X] [--top-k N] [--stop TEXT ...]
+                         [--seed N] [--presence-penalty X] [--frequency-penalty X] [--reasoning EFFORT]
                          [--budget-usd N] [--budget-tokens N]
                          [--stream] [--workflow-id ID] [--task-queue Q] [--json]
        model-retry turn --workflow-id ID [--stream] [--json]      (attach to an existing turn)
@@ -262,6 +271,8 @@ Turn:
   --deadline MS        The turn's deadline in ms from its start.  --reserve MS  Time left to the host (60000).
   --stream             Stream every model call: text is printed on stdout as it arrives (batches of 500 ms).
 
+${PART_HELP}
+${REQUEST_HELP}
 Retry plan of each model call: --waits, --backoff, --no-retry, --max-attempts, --attempt-timeout,
 --min-attempt, as for \`model-retry call\` (without them, one attempt per model call; a hint says so).
 

@@ -6,8 +6,12 @@ export const SETTINGS_FLAG_OPTIONS = {
   'max-output-tokens': { type: 'string' },
   temperature: { type: 'string' },
   'top-p': { type: 'string' },
+  'top-k': { type: 'string' },
+  'presence-penalty': { type: 'string' },
+  'frequency-penalty': { type: 'string' },
   stop: { type: 'string', multiple: true },
   seed: { type: 'string' },
+  reasoning: { type: 'string' },
 } as const;
 
 /** The settings flags as `parseArgs` gives them. */
@@ -15,8 +19,12 @@ export interface SettingsFlagValues {
   'max-output-tokens'?: string | undefined;
   temperature?: string | undefined;
   'top-p'?: string | undefined;
+  'top-k'?: string | undefined;
+  'presence-penalty'?: string | undefined;
+  'frequency-penalty'?: string | undefined;
   stop?: string[] | undefined;
   seed?: string | undefined;
+  reasoning?: string | undefined;
 }
 
 /** The flag that sets each `settings` field. */
@@ -24,8 +32,12 @@ const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   maxOutputTokens: '--max-output-tokens',
   temperature: '--temperature',
   topP: '--top-p',
+  topK: '--top-k',
+  presencePenalty: '--presence-penalty',
+  frequencyPenalty: '--frequency-penalty',
   stopSequences: '--stop',
   seed: '--seed',
+  reasoning: '--reasoning',
 };
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
@@ -38,8 +50,9 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 export function settingsFromFlags(values: SettingsFlagValues): ModelSettings | undefined {
   const settings: ModelSettings = {};
   const number = (
-    flag: keyof SettingsFlagValues,
-    field: 'maxOutputTokens' | 'temperature' | 'topP' | 'seed',
+    flag: Exclude<keyof SettingsFlagValues, 'stop' | 'reasoning'>,
+    field:
+      'maxOutputTokens' | 'temperature' | 'topP' | 'topK' | 'presencePenalty' | 'frequencyPenalty' | 'seed',
   ) => {
     const text = values[flag];
     if (text === undefined) return;
@@ -51,8 +64,13 @@ export function settingsFromFlags(values: SettingsFlagValues): ModelSettings | u
   number('max-output-tokens', 'maxOutputTokens');
   number('temperature', 'temperature');
   number('top-p', 'topP');
+  number('top-k', 'topK');
+  number('presence-penalty', 'presencePenalty');
+  number('frequency-penalty', 'frequencyPenalty');
   number('seed', 'seed');
   if (values.stop !== undefined) settings.stopSequences = [...values.stop];
+  // Which efforts there are is the input check's list; it refuses any other as `--reasoning`.
+  if (values.reasoning !== undefined) settings.reasoning = values.reasoning as ModelSettings['reasoning'];
   return Object.keys(settings).length > 0 ? settings : undefined;
 }
 
@@ -67,6 +85,10 @@ export const SETTINGS_HELP = `Generation settings (checked before anything start
   --max-output-tokens N  Most tokens of the answer (a whole number, at least 1).
   --temperature X      Sampling temperature, 0 to 2 (Anthropic takes 0 to 1).
   --top-p X            Nucleus sampling, 0 to 1.
+  --top-k N            Sample from the N likeliest tokens only (a whole number, at least 1).
+  --presence-penalty X, --frequency-penalty X
+                       Penalties for repeating, -2 to 2.
+  --reasoning EFFORT   Reasoning effort: provider-default, none, minimal, low, medium, high, xhigh, max.
   --stop TEXT          A stop sequence; repeat for more (OpenAI takes at most 4).
   --seed N             A whole number, for providers that sample deterministically with one.
 `;

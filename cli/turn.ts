@@ -15,11 +15,21 @@ import { SETTINGS_FLAG_OPTIONS, settingsFlagOf, settingsFromFlags } from './sett
 import type { SettingsFlagValues } from './settings-flags.js';
 import { BUDGET_FLAG_OPTIONS, budgetFlagOf, budgetFromFlags } from './budget-flags.js';
 import type { BudgetFlagValues } from './budget-flags.js';
+import { PART_FLAG_OPTIONS, partFlagOf, partsFromFlags, userMessageOf } from './part-flags.js';
+import type { PartFlagValues } from './part-flags.js';
+import {
+  REQUEST_FLAG_OPTIONS,
+  headersFromFlags,
+  providerOptionsFromFlag,
+  requestFlagOf,
+} from './request-flags.js';
 
 const TURN_OPTIONS = {
   model: { type: 'string', multiple: true },
   prompt: { type: 'string' },
   system: { type: 'string' },
+  ...PART_FLAG_OPTIONS,
+  ...REQUEST_FLAG_OPTIONS,
   tool: { type: 'string', multiple: true },
   'max-steps': { type: 'string' },
   ...PLAN_FLAG_OPTIONS,
@@ -93,10 +103,19 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
   }
   const tools = values.tool as string[] | undefined;
   const settings = settingsFromFlags(values as SettingsFlagValues);
+  const parts = partsFromFlags(values as PartFlagValues);
+  const providerOptions = providerOptionsFromFlag(values['provider-options'] as string | undefined);
+  const headers = headersFromFlags(values.header as string[] | undefined);
+  const prompt = values.prompt;
+  // With parts, the prompt and the parts are one user message, in the wire form the history keeps (so the turn's
+  // size check measures what Temporal stores).
+  const message = parts.length > 0 ? userMessageOf(prompt, parts) : undefined;
   const input: AgentTurnInput = {
     model: models.length === 1 ? (models[0] as string) : models,
-    prompt: values.prompt,
+    ...(message !== undefined ? { messages: [message] } : { prompt }),
     ...(typeof values.system === 'string' ? { system: values.system } : {}),
+    ...(providerOptions !== undefined ? { providerOptions } : {}),
+    ...(headers !== undefined ? { headers } : {}),
     ...(tools && tools.length > 0 ? { tools } : {}),
     ...(steps !== undefined ? { maxSteps: steps } : {}),
     ...(retry !== undefined ? { retry } : {}),
@@ -112,7 +131,13 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
     if (error instanceof InvalidAgentTurnInputError) {
       const field = error.field.replace(/\[\d+\]$/, '');
-      const flag = settingsFlagOf(error.field) ?? budgetFlagOf(error.field) ?? FLAG_OF[field] ?? `--${field}`;
+      const flag =
+        settingsFlagOf(error.field) ??
+        budgetFlagOf(error.field) ??
+        requestFlagOf(error.field) ??
+        (parts.length > 0 ? partFlagOf(error.field, { flag: '--prompt', text: prompt }, parts) : undefined) ??
+        FLAG_OF[field] ??
+        `--${field}`;
       throw new UsageError(`\`${flag}\`${error.message.slice(error.message.indexOf(':'))}`);
     }
     throw error;

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { toWireMessages } from '../common/messages.js';
+import { InvalidModelCallInputError } from '../common/input-error.js';
+import type { WireMessage } from '../common/request.js';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { agentTurnWorkflow } from '../workflows/turn/agent-turn.js';
@@ -22,6 +25,8 @@ export interface StartAgentTurnOptions {
   taskQueue: string;
   /** @default `agent-turn-<uuid>` */
   workflowId?: string;
+  /** Credential headers the turn's calls may send by name, as the worker's `allowHeaders` allows them. */
+  allowHeaders?: string[];
 }
 
 /**
@@ -34,17 +39,37 @@ export async function startAgentTurn(
   input: AgentTurnInput,
   options: StartAgentTurnOptions,
 ): Promise<WorkflowHandle<typeof agentTurnWorkflow>> {
-  checkAgentTurn(input);
+  // Messages with bytes or URLs cross into Temporal in wire form, and are measured so (base64, not a byte array's
+  // JSON).
+  const plain: AgentTurnInput = Array.isArray(input.messages)
+    ? { ...input, messages: wireMessagesOf(input.messages) }
+    : input;
+  checkAgentTurn(plain, Date.now(), options.allowHeaders);
   return client.workflow.start(agentTurnWorkflow, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? `agent-turn-${randomUUID()}`,
-    args: [input],
+    args: [plain],
   });
 }
 
+/** A turn's messages in wire form; a message that is not one is refused naming the turn's field. */
+function wireMessagesOf(messages: NonNullable<AgentTurnInput['messages']>): WireMessage[] {
+  try {
+    return toWireMessages(messages);
+  } catch (error) {
+    if (error instanceof InvalidModelCallInputError)
+      throw new InvalidAgentTurnInputError(error.field, error.message.slice(error.message.indexOf(':') + 2));
+    throw error;
+  }
+}
+
 /** Checks a turn's input, plan and size as of now, as `startAgentTurn` does; throws on the first problem. */
-export function checkAgentTurn(input: unknown, nowMs = Date.now()): asserts input is AgentTurnInput {
-  validateTurnInput(input);
+export function checkAgentTurn(
+  input: unknown,
+  nowMs = Date.now(),
+  allowHeaders: readonly string[] = [],
+): asserts input is AgentTurnInput {
+  validateTurnInput(input, { allowHeaders: allowHeaders.map((h) => h.toLowerCase()) });
   if (input.carried !== undefined) {
     throw new InvalidAgentTurnInputError(
       'carried',

@@ -151,7 +151,12 @@ class ReadSoFar {
       }
       if (item.index >= upTo(item.modelCallId)) continue;
       this.deltas.set(item.modelCallId, item.index + 1);
-      yield { kind: 'delta', offset: undefined, delta: { modelCallId: item.modelCallId, text: item.text } };
+      const { modelCallId, text, part } = item;
+      yield {
+        kind: 'delta',
+        offset: undefined,
+        delta: { modelCallId, text, ...(part !== undefined ? { part } : {}) },
+      };
     }
     // What the carried log holds of an attempt follows what came from history, as its next deltas.
     for (const id of carried?.deltas.keys() ?? []) this.deltas.set(id, Math.max(0, upTo(id)));

@@ -1,8 +1,8 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { decodePayloadWire, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import type { PublishInput } from '@temporalio/workflow-streams/workflow';
-import { DELTA_TOPIC } from '../common/stream.js';
-import type { StreamDelta } from '../common/stream.js';
+import { countsAsDelivered, DELTA_TOPIC } from '../common/stream.js';
+import type { StreamDelta, StreamPart } from '../common/stream.js';
 import { firstPayload, idOf } from './history-events.js';
 import type { HistoryEvent } from './history-events.js';
 
@@ -12,6 +12,9 @@ interface Arrival {
   /** Its place among every delta of the history. */
   order: number;
   text: string;
+  /** Whether it counts as delivered (`countsAsDelivered`: not the finish part). */
+  counts: boolean;
+  part?: StreamPart;
 }
 
 /**
@@ -64,16 +67,29 @@ export class StreamDeliveries {
         const delta = decodeDelta(item.data);
         if (!delta || !open.has(delta.modelCallId)) continue;
         const list = this.byAttempt.get(delta.modelCallId) ?? [];
-        list.push({ eventId: idOf(event.eventId), order: order++, text: delta.text });
+        list.push({
+          eventId: idOf(event.eventId),
+          order: order++,
+          text: delta.text,
+          counts: countsAsDelivered(delta),
+          ...(delta.part !== undefined ? { part: delta.part } : {}),
+        });
         this.byAttempt.set(delta.modelCallId, list);
       }
     }
   }
 
   /** Every delta in the order it reached the stream, with its index among its attempt's deltas. */
-  all(): { modelCallId: string; index: number; text: string; eventId: number }[] {
+  all(): { modelCallId: string; index: number; text: string; eventId: number; part?: StreamPart }[] {
     const out = [...this.byAttempt].flatMap(([modelCallId, list]) =>
-      list.map((a, index) => ({ modelCallId, index, text: a.text, eventId: a.eventId, order: a.order })),
+      list.map((a, index) => ({
+        modelCallId,
+        index,
+        text: a.text,
+        eventId: a.eventId,
+        order: a.order,
+        ...(a.part !== undefined ? { part: a.part } : {}),
+      })),
     );
     return out.sort((a, b) => a.order - b.order).map(({ order: _order, ...rest }) => rest);
   }
@@ -81,7 +97,7 @@ export class StreamDeliveries {
   /** How many deltas of `modelCallId` reached the stream before event `beforeId`, and their text. */
   before(modelCallId: string, beforeId: unknown): { deltas: number; text: string } {
     const limit = idOf(beforeId);
-    const arrived = (this.byAttempt.get(modelCallId) ?? []).filter((a) => a.eventId < limit);
+    const arrived = (this.byAttempt.get(modelCallId) ?? []).filter((a) => a.eventId < limit && a.counts);
     return { deltas: arrived.length, text: arrived.map((a) => a.text).join('') };
   }
 }
@@ -110,6 +126,10 @@ export function decodeStreamData(data: unknown): unknown {
 function decodeDelta(data: unknown): StreamDelta | undefined {
   const delta = decodeStreamData(data) as Partial<StreamDelta> | undefined;
   return typeof delta?.modelCallId === 'string' && typeof delta.text === 'string'
-    ? { modelCallId: delta.modelCallId, text: delta.text }
+    ? {
+        modelCallId: delta.modelCallId,
+        text: delta.text,
+        ...(delta.part !== undefined ? { part: delta.part } : {}),
+      }
     : undefined;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithStartDetails } from '@temporalio/client';
 import { validatePlan } from '../policy/index.js';
-import { InvalidModelCallInputError, plainTools, validateCallInput } from '../workflows/call/call-input.js';
+import { InvalidModelCallInputError, plainInput, validateCallInput } from '../workflows/call/call-input.js';
 import { schemaProblem } from '../common/json-schema.js';
 import { checkCallSize } from './call-size.js';
 import type { ModelCallInput } from '../common/call.js';
@@ -19,6 +19,11 @@ export interface StartModelCallOptions {
    * `modelCallWorkflow` to the floor's throughput and latency (BENCHMARKS.md, section 3). @default false
    */
   requestEagerStart?: boolean;
+  /**
+   * Credential headers the call may send by name, as the worker's own `allowHeaders` allows them (the client checks
+   * before anything starts, without the worker). @default none
+   */
+  allowHeaders?: string[];
 }
 
 /**
@@ -33,9 +38,10 @@ export async function startModelCall(
   input: ModelCallInput,
   options: StartModelCallOptions,
 ): Promise<WorkflowHandleWithStartDetails<typeof modelCallWorkflow>> {
-  checkModelCall(input);
-  // Tools in the AI SDK's record shape (a zod schema, a `jsonSchema()`) become plain JSON before they cross.
-  const plain = plainTools(input);
+  checkModelCall(input, Date.now(), options.allowHeaders);
+  // Tools in the AI SDK's record shape (a zod schema, a `jsonSchema()`) and messages with bytes or URLs become
+  // plain JSON before they cross.
+  const plain = plainInput(input);
   await checkCallSize(client, plain);
   return client.workflow.start(modelCallWorkflow, {
     taskQueue: options.taskQueue,
@@ -46,8 +52,12 @@ export async function startModelCall(
 }
 
 /** Checks a call's input and plan as of now, as `startModelCall` does; throws on the first problem. */
-export function checkModelCall(input: unknown, nowMs = Date.now()): asserts input is ModelCallInput {
-  validateCallInput(input);
+export function checkModelCall(
+  input: unknown,
+  nowMs = Date.now(),
+  allowHeaders: readonly string[] = [],
+): asserts input is ModelCallInput {
+  validateCallInput(input, { allowHeaders: allowHeaders.map((h) => h.toLowerCase()) });
   checkOutputSchema(input);
   validatePlan(input.retry, { nowMs, chainStartMs: nowMs, atSubmission: true });
 }

@@ -17,12 +17,13 @@ import { MODEL_CALL_FAILED } from '../common/call.js';
 import type { AttemptRecord, ModelCallFailedDetails } from '../common/call.js';
 import type { StopReason } from '../policy/index.js';
 import { DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
-import type { StreamDelta, StreamEvent } from '../common/stream.js';
+import type { StreamDelta, StreamEvent, StreamPart } from '../common/stream.js';
 import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 
 /** One item of a run's stream as its history tells it; a delta carries its index among its attempt's deltas. */
 export type TailItem =
-  { kind: 'delta'; modelCallId: string; index: number; text: string } | { kind: 'event'; event: StreamEvent };
+  | { kind: 'delta'; modelCallId: string; index: number; text: string; part?: StreamPart }
+  | { kind: 'event'; event: StreamEvent };
 
 /**
  * The key by which an event read live and the same event rebuilt from history are told to be one. Call ids are
@@ -41,8 +42,11 @@ export function eventKey(event: StreamEvent): string {
  */
 export function runTail(events: readonly HistoryEvent[]): TailItem[] {
   const placed: { at: number; item: TailItem }[] = [];
-  for (const { modelCallId, index, text, eventId } of new StreamDeliveries(events).all())
-    placed.push({ at: eventId, item: { kind: 'delta', modelCallId, index, text } });
+  for (const { modelCallId, index, text, eventId, part } of new StreamDeliveries(events).all())
+    placed.push({
+      at: eventId,
+      item: { kind: 'delta', modelCallId, index, text, ...(part !== undefined ? { part } : {}) },
+    });
   let history: CallHistory;
   try {
     history = readCallHistory({ events: [...events] });

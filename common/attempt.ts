@@ -5,6 +5,7 @@
  */
 import type { Action, FailureClass } from '../policy/index.js';
 import type { SearchAttributesReady } from './search-attribute-activity.js';
+import type { WireContent, WireRequest } from './request.js';
 
 /** A tool call the model asked for. `args` is the JSON text the model produced. */
 export interface ToolCall {
@@ -50,8 +51,13 @@ export interface ModelSettings {
   maxOutputTokens?: number;
   temperature?: number;
   topP?: number;
+  topK?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
   stopSequences?: string[];
   seed?: number;
+  /** The AI SDK's reasoning effort (`'low'`, `'high'`, ...; `'provider-default'` leaves it to the provider). */
+  reasoning?: 'provider-default' | 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 }
 
 /** Token usage as the provider reported it; a field the provider did not report is absent, never 0. */
@@ -63,6 +69,8 @@ export interface Usage {
   totalTokens?: number;
   /** The part of `inputTokens` read from the provider's prompt cache. */
   cachedInputTokens?: number;
+  /** The part of `inputTokens` written to the provider's prompt cache. */
+  cacheWriteInputTokens?: number;
   /** The part of `outputTokens` spent on reasoning / thinking. */
   reasoningTokens?: number;
 }
@@ -93,9 +101,8 @@ export interface ModelRequestInput {
   backend: number;
   /** `provider:model`, e.g. `local:fast`. */
   model: string;
-  messages: ChatMessage[];
-  tools?: ToolDefinition[];
-  settings?: ModelSettings;
+  /** What the provider is sent: the AI SDK's call options in wire form (see `WireRequest`). */
+  request: WireRequest;
   /** The request timeout T in ms: the activity aborts the request itself after this long. */
   timeoutMs: number;
   /**
@@ -137,6 +144,16 @@ export interface ModelRequestResult {
   toolCalls: ToolCall[];
   /** The unified finish reason (`stop`, `length`, `tool-calls`, `content-filter`, `error`, `other`). */
   finishReason: string;
+  /** The provider's content in order, in wire form: text, reasoning with its metadata, tool calls, files, sources. */
+  content?: WireContent[];
+  /** The provider's own finish reason (`end_turn`, `STOP`, ...), when it gave one. */
+  rawFinishReason?: string;
+  /** What the provider warned of (an unsupported setting, ...), as the AI SDK reports it. */
+  warnings?: unknown[];
+  /** The response's metadata: its id, the provider's model id, its time (ISO) and allow-listed headers. */
+  response?: AnswerResponse;
+  /** The provider's metadata, unchanged (cache usage, signatures, safety ratings, ...). */
+  providerMetadata?: Record<string, Record<string, unknown>>;
   usage?: Usage;
   responseId?: string;
   /** The model that answered, as the provider named it (e.g. a dated version of the model asked for). */
@@ -147,6 +164,8 @@ export interface ModelRequestResult {
   cost?: number;
   /** With `output`: the answer parsed and validated against the schema (absent when the answer is tool calls). */
   object?: unknown;
+  /** An embedding request's vectors, in the order of its values: each base64 of Float32 (little-endian). */
+  embeddings?: string[];
   /** ISO times the activity started and finished the request. */
   startedAt: string;
   endedAt: string;
@@ -155,6 +174,16 @@ export interface ModelRequestResult {
    * their names; absent: it does not know).
    */
   searchAttributesReady?: SearchAttributesReady;
+}
+
+/** The metadata of a provider's response (`ModelRequestResult.response`). */
+export interface AnswerResponse {
+  id?: string;
+  modelId?: string;
+  /** ISO time the provider gave its answer. */
+  timestamp?: string;
+  /** Response headers on the allow-list (request ids, rate limits, retry-after). */
+  headers?: Record<string, string>;
 }
 
 /**

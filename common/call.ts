@@ -1,5 +1,7 @@
 import type { Action, Budget, FailureClass, RetryPlan, Spent, StopReason } from '../policy/index.js';
-import type { ChatMessage, ModelSettings, ToolCall, ToolDefinition, ToolSet, Usage } from './attempt.js';
+import type { AnswerResponse, ModelSettings, ToolCall, ToolDefinition, ToolSet, Usage } from './attempt.js';
+import type { CallMessage } from './messages.js';
+import type { WireContent, WireEmbed, WireRequest, WireTool, WireToolChoice } from './request.js';
 import type { StreamOptions } from './stream.js';
 
 /** What a durable model call is asked to do. Plain JSON; validated before the workflow starts. */
@@ -9,11 +11,39 @@ export interface ModelCallInput {
   /** A user message; shorthand for `messages: [{ role: 'user', content: prompt }]` (after `system`, if any). */
   prompt?: string;
   system?: string;
-  messages?: ChatMessage[];
-  /** Tools the model may call: `[{ name, description, inputSchema }]` or the AI SDK's record shape (`ToolSet`). */
-  tools?: ToolDefinition[] | ToolSet;
-  /** `maxOutputTokens` (whole, >= 1), `temperature` (0 to 2), `topP` (0 to 1), `stopSequences` (strings), `seed`. */
+  /**
+   * The conversation: the AI SDK's `ModelMessage`s (text, image, file, reasoning, tool-call and tool-result parts,
+   * each with its `providerOptions`) or the plain shape (`{ role, content: string }`, an assistant's `toolCalls`).
+   */
+  messages?: CallMessage[];
+  /**
+   * Tools the model may call: `[{ name, description, inputSchema }]`, the AI SDK's record shape (`ToolSet`), or
+   * provider-defined tools (`{ type: 'provider', id: 'anthropic.web_search_20250305', name, args }`).
+   */
+  tools?: (ToolDefinition | WireTool)[] | ToolSet;
+  /** How the model may use the tools, as the AI SDK says it (`{ type: 'required' }`, `{ type: 'tool', toolName }`). */
+  toolChoice?: WireToolChoice;
+  /**
+   * Every generation setting of the AI SDK: `maxOutputTokens`, `temperature`, `topP`, `topK`, `presencePenalty`,
+   * `frequencyPenalty`, `stopSequences`, `seed`, `reasoning`.
+   */
   settings?: ModelSettings;
+  /** Provider options, keyed by provider, sent as they are (`{ anthropic: { thinking: { ... } } }`). */
+  providerOptions?: WireRequest['providerOptions'];
+  /**
+   * Request headers sent to the provider. Written into the history: credentials (`authorization`, `x-api-key`,
+   * a `Bearer`, JWT or `sk-` value) are refused; they belong to the worker's providers file.
+   */
+  headers?: Record<string, string>;
+  /** A JSON answer without a schema (`{ type: 'json' }`); with a schema, use `output`. */
+  responseFormat?: WireRequest['responseFormat'];
+  /**
+   * An embedding call instead of a conversation: the texts to embed (and the vectors' `dimensions` when the model
+   * can shorten them). Not with `prompt`, `messages`, `system`, `tools`, `toolChoice`, `settings`,
+   * `responseFormat`, `output` or `stream`; every backend of the chain must be the same model (`a:m`, `b:m`).
+   * The answer's vectors are `output.embeddings`, each base64 of Float32 (little-endian).
+   */
+  embed?: WireEmbed;
   /** The retry plan; absent or `false`: exactly one attempt. */
   retry?: RetryPlan | false;
   /**
@@ -102,12 +132,34 @@ export interface LastDecision {
   why: string;
 }
 
+/** What a call answered: the provider's content whole, and its text and tool calls as conveniences. */
+export interface CallOutput {
+  /** The text parts, joined. */
+  text: string;
+  /** The tool calls the caller runs (provider-executed ones are in `content`). */
+  toolCalls: ToolCall[];
+  /** The unified finish reason (`stop`, `length`, `tool-calls`, `content-filter`, ...). */
+  finishReason: string;
+  /** The provider's own finish reason, when it gave one. */
+  rawFinishReason?: string;
+  /** `object`: the parsed, validated answer of a call with `output.schema`. */
+  object?: unknown;
+  /** The provider's content in order (text, reasoning with its metadata, tool calls and results, files, sources). */
+  content?: WireContent[];
+  warnings?: unknown[];
+  response?: AnswerResponse;
+  /** The provider's metadata, unchanged (model-retry's own is `modelRetry` in the AI SDK's result). */
+  providerMetadata?: Record<string, Record<string, unknown>>;
+  /** An embedding call's vectors, in the order of `embed.values`: each base64 of Float32 (little-endian). */
+  embeddings?: string[];
+}
+
 /** A call that succeeded. */
 export interface ModelCallResult {
   callId: string;
   stopReason: 'succeeded';
   /** `object`: the parsed, validated answer of a call with `output.schema` (absent when the answer is tool calls). */
-  output: { text: string; toolCalls: ToolCall[]; finishReason: string; object?: unknown };
+  output: CallOutput;
   /** The backend that answered. */
   model: string;
   backend: number;

@@ -2,19 +2,57 @@
  * What model-retry puts in a workflow's stream, for publishers (the attempt activity), the workflow and
  * subscribers (hosts, the command line). Plain JSON.
  */
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { StopReason } from '../policy/index.js';
+import type { Wire } from './request.js';
 
 /** The topic of text deltas, one item per provider delta. */
 export const DELTA_TOPIC = 'model-retry.delta';
 /** The topic of call events the workflow publishes. */
 export const EVENT_TOPIC = 'model-retry.event';
 
-/** One text delta of a streamed attempt, as the provider sent it. */
+/** One text delta of a streamed attempt, as the provider sent it, or another part of its answer. */
 export interface StreamDelta {
   /** `<callId>.<attempt>`: the attempt that produced it. */
   modelCallId: string;
+  /** The text delta; '' for a part that is not text. */
   text: string;
+  /** A part of the answer besides its text (reasoning, tool input, a tool call, the finish), as it came. */
+  part?: StreamPart;
 }
+
+/**
+ * Whether an item of a streamed attempt counts as delivered: a text delta, or a part such as reasoning or tool
+ * input (a subscriber has it, so the attempt's answer cannot be sent again). The finish part goes out only with an
+ * accepted answer and counts for nothing. The workflow and the history reader count by this one rule.
+ */
+export function countsAsDelivered(delta: Partial<StreamDelta>): boolean {
+  if (typeof delta.text !== 'string') return false;
+  return delta.text !== '' || (delta.part !== undefined && delta.part.type !== 'finish');
+}
+
+/** The AI SDK's stream part types a subscriber gets besides text deltas. */
+export const STREAM_PART_TYPES = [
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'tool-input-start',
+  'tool-input-delta',
+  'tool-input-end',
+  'tool-call',
+  'tool-result',
+  'source',
+  'file',
+  'finish',
+] as const;
+
+/**
+ * A part of a streamed answer besides its text deltas, as the AI SDK's stream parts are (JSON-safe). A file part
+ * carries its media type only: stream signals never carry file bytes, nor the provider's raw chunks.
+ */
+export type StreamPart =
+  | Wire<Extract<LanguageModelV4StreamPart, { type: Exclude<(typeof STREAM_PART_TYPES)[number], 'file'> }>>
+  | { type: 'file'; mediaType: string };
 
 /** A call event: an attempt started, or the call stopped. */
 export type StreamEvent =

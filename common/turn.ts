@@ -1,8 +1,10 @@
 import type { SharedNotBefore } from '../policy/index.js';
 import type { Budget, RetryPlan, ResolvedPlan, Spent, StopReason } from '../policy/index.js';
-import type { ChatMessage, ModelSettings, Usage } from './attempt.js';
+import type { ModelSettings, Usage } from './attempt.js';
+import type { CallMessage } from './messages.js';
+import type { WireMessage } from './request.js';
 import type { TurnToolDefinition } from './tools.js';
-import type { AttemptRecord, BilledTotals, LastDecision } from './call.js';
+import type { AttemptRecord, BilledTotals, LastDecision, ModelCallInput } from './call.js';
 import type { StreamOptions } from './stream.js';
 import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 
@@ -14,8 +16,8 @@ export interface AgentTurnInput {
   /** The chain of backends, `provider:model`, shared by every model call of the turn. */
   model: string | string[];
   system?: string;
-  /** The conversation so far. */
-  messages?: ChatMessage[];
+  /** The conversation so far: the AI SDK's `ModelMessage`s or the plain shape (see `ModelCallInput.messages`). */
+  messages?: CallMessage[];
   /** A user message appended after `messages`. */
   prompt?: string;
   /**
@@ -24,6 +26,10 @@ export interface AgentTurnInput {
    */
   tools?: string[];
   settings?: ModelSettings;
+  /** Provider options of every model call (see `ModelCallInput.providerOptions`). */
+  providerOptions?: ModelCallInput['providerOptions'];
+  /** Request headers of every model call (see `ModelCallInput.headers`; credentials are refused). */
+  headers?: Record<string, string>;
   /**
    * The retry plan of each model call (waits or backoff, attempts, timeouts, actions). Its deadline and reserve
    * are the turn's: give them as `deadline`/`deadlineInMs` and `reserveMs` here, not inside `retry`. Absent or
@@ -89,8 +95,11 @@ export interface AgentTurnResult {
   stopReason: TurnEnd;
   /** The final answer; on `deadline` or `max-steps` the last assistant text so far (maybe ''). */
   text: string;
-  /** The messages the turn added to the conversation: assistant messages and tool results, in order. */
-  messages: ChatMessage[];
+  /**
+   * The messages the turn added to the conversation, in the AI SDK's message form: assistant messages (with their
+   * reasoning and its metadata) and tool results, in order. Append them to the conversation of the next turn.
+   */
+  messages: WireMessage[];
   steps: TurnStep[];
   /** Sum of the answering attempts' usage over every step. */
   usage: Usage;
@@ -142,7 +151,7 @@ export interface TurnCarry {
   /** The resolved plan of every call: absolute deadline, reserve, waits. */
   plan: ResolvedPlan;
   /** The whole conversation so far (input and new messages). */
-  messages: ChatMessage[];
+  messages: WireMessage[];
   /** How many of `messages` came with the input (the rest are the turn's own). */
   inputCount: number;
   steps: TurnStep[];

@@ -36,6 +36,17 @@ export interface WorkerConfig {
    * such a run checks them too (its history has their markers).
    */
   healthWatchedLimits?: string[];
+  /**
+   * The key the AI SDK files each provider's options and metadata under, by provider name (`claude` of type
+   * `anthropic` -> `anthropic`; an OpenAI-compatible provider's own name): a call checks provider-defined tools and
+   * file references against its chain with it. Absent for a provider whose key the worker does not know.
+   */
+  providerKeys?: Record<string, string>;
+  /**
+   * Credential headers (lower case) that this worker lets a call send by name (`createActivities({ allowHeaders
+   * })`): a call with one is not refused, and the header, its value included, is written into the history.
+   */
+  allowHeaders?: string[];
 }
 
 /** The local activity that answers it (types only cross into the sandbox). */

@@ -1,5 +1,5 @@
-import { textChunks, textOf, toolCallsOf, usageOf } from './format.js';
-import type { AnswerContext, ProviderFormat, StreamEvent } from './format.js';
+import { reasoningOf, textChunks, textOf, toolCallsOf, usageOf, wordChunks } from './format.js';
+import type { AnswerContext, ProviderFormat, Reasoning, StreamEvent } from './format.js';
 import type { OkStep } from './steps.js';
 
 /** Anthropic's messages format (`POST /v1/messages`), including its named streaming events. */
@@ -10,7 +10,8 @@ export const anthropicFormat: ProviderFormat = {
     const { input, output } = usageOf(step);
     const text = textOf(step);
     const calls = toolCallsOf(step, ctx.seq);
-    const content: unknown[] = text === '' && calls.length > 0 ? [] : [{ type: 'text', text }];
+    const content: unknown[] = reasoningOf(step, ctx.seq).map(thinkingBlock);
+    if (text !== '' || calls.length === 0) content.push({ type: 'text', text });
     for (const c of calls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
     return {
       id: messageId(ctx),
@@ -47,6 +48,22 @@ export const anthropicFormat: ProviderFormat = {
       frame({ type: 'ping' }),
     ];
     let index = 0;
+    for (const r of reasoningOf(step, ctx.seq)) {
+      if (r.redactedData !== undefined) {
+        events.push(frame({ type: 'content_block_start', index, content_block: thinkingBlock(r) }));
+      } else {
+        const block = { type: 'thinking', thinking: '', signature: '' };
+        events.push(frame({ type: 'content_block_start', index, content_block: block }));
+        for (const thinking of wordChunks(r.text)) {
+          const delta = { type: 'thinking_delta', thinking };
+          events.push(frame({ type: 'content_block_delta', index, delta }, true));
+        }
+        const delta = { type: 'signature_delta', signature: r.signature ?? '' };
+        events.push(frame({ type: 'content_block_delta', index, delta }));
+      }
+      events.push(frame({ type: 'content_block_stop', index }));
+      index += 1;
+    }
     const calls = toolCallsOf(step, ctx.seq);
     if (textOf(step) !== '' || calls.length === 0) {
       events.push(frame({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
@@ -99,6 +116,12 @@ function event(value: unknown): string {
       ? value.type
       : 'message';
   return `event: ${type}\ndata: ${JSON.stringify(value)}\n\n`;
+}
+
+/** A `thinking` block (its signature '' when the step gives none), or a `redacted_thinking` block. */
+function thinkingBlock(r: Reasoning): Record<string, unknown> {
+  if (r.redactedData !== undefined) return { type: 'redacted_thinking', data: r.redactedData };
+  return { type: 'thinking', thinking: r.text, signature: r.signature ?? '' };
 }
 
 function messageId(ctx: AnswerContext): string {

@@ -62,20 +62,50 @@ export interface ToolCall {
   json: string;
   /** The arguments as an object (`{}` when the string is not an object). */
   input: Record<string, unknown>;
+  /** Gemini's `thoughtSignature` of the call, when the step gives one. */
+  signature?: string;
 }
 
 /** The streamed text deltas of a step: its `chunks`, or its text cut after each run of spaces. */
 export function textChunks(step: OkStep): string[] {
   if (step.chunks !== undefined) return step.chunks;
-  return (step.text ?? '').match(/\s*\S+\s*/g) ?? [];
+  return wordChunks(step.text ?? '');
 }
 
-/** Token counts of a step, with the documented defaults. */
-export function usageOf(step: OkStep): { input: number; output: number } {
+/** A text cut after each run of spaces (how reasoning is streamed). */
+export function wordChunks(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? [];
+}
+
+/** A reasoning block with every default filled in. */
+export interface Reasoning {
+  text: string;
+  signature?: string;
+  redactedData?: string;
+  /** Responses' item id. */
+  id: string;
+}
+
+/** The reasoning blocks of a step, in order, with ids. */
+export function reasoningOf(step: OkStep, seq: number): Reasoning[] {
+  const given =
+    step.reasoning === undefined ? [] : Array.isArray(step.reasoning) ? step.reasoning : [step.reasoning];
+  return given.map((r, i) => ({
+    text: r.text ?? '',
+    id: r.id ?? `rs_loopback_${seq}_${i}`,
+    ...(r.signature === undefined ? {} : { signature: r.signature }),
+    ...(r.redactedData === undefined ? {} : { redactedData: r.redactedData }),
+  }));
+}
+
+/** Token counts of a step, with the documented defaults (`reasoning` only when the step gives it). */
+export function usageOf(step: OkStep): { input: number; output: number; reasoning?: number } {
   const text = textOf(step);
+  const reasoning = step.usage?.reasoningTokens;
   return {
     input: step.usage?.inputTokens ?? 10,
     output: step.usage?.outputTokens ?? Math.max(1, Math.ceil(text.length / 4)),
+    ...(reasoning === undefined ? {} : { reasoning }),
   };
 }
 
@@ -89,7 +119,8 @@ export function toolCallsOf(step: OkStep, seq: number): ToolCall[] {
   return (step.toolCalls ?? []).map((call, i) => {
     const args = call.arguments ?? {};
     const json = typeof args === 'string' ? args : JSON.stringify(args);
-    return { id: call.id ?? `call_${seq}_${i}`, name: call.name, json, input: objectOf(args) };
+    const signature = call.signature === undefined ? {} : { signature: call.signature };
+    return { id: call.id ?? `call_${seq}_${i}`, name: call.name, json, input: objectOf(args), ...signature };
   });
 }
 

@@ -1,5 +1,5 @@
-import { textChunks, textOf, toolCallsOf, usageOf } from './format.js';
-import type { AnswerContext, ErrorFields, ProviderFormat, StreamEvent } from './format.js';
+import { reasoningOf, textChunks, textOf, toolCallsOf, usageOf, wordChunks } from './format.js';
+import type { AnswerContext, ErrorFields, ProviderFormat, StreamEvent, ToolCall } from './format.js';
 import type { OkStep } from './steps.js';
 
 /**
@@ -16,10 +16,10 @@ export const googleFormat: ProviderFormat = {
     if (step.blockReason !== undefined) {
       return { promptFeedback: { blockReason: step.blockReason }, usageMetadata: usage(step), ...head(ctx) };
     }
-    const parts: unknown[] = [];
+    const parts: unknown[] = thoughtsOf(step, ctx).map((r) => thoughtPart(r.text, r.signature));
     const text = textOf(step);
     if (text !== '') parts.push({ text });
-    for (const c of toolCallsOf(step, ctx.seq)) parts.push({ functionCall: { name: c.name, args: c.input } });
+    for (const c of toolCallsOf(step, ctx.seq)) parts.push(callPart(c));
     return {
       candidates: [{ content: { parts, role: 'model' }, finishReason: finishReason(step), index: 0 }],
       usageMetadata: usage(step),
@@ -34,10 +34,17 @@ export const googleFormat: ProviderFormat = {
     const candidate = (parts: unknown[], extra: Record<string, unknown> = {}) =>
       event({ candidates: [{ content: { parts, role: 'model' }, index: 0, ...extra }], ...head(ctx) });
     const events: StreamEvent[] = [];
-    for (const text of textChunks(step)) events.push({ text: candidate([{ text }]), delta: true });
-    for (const c of toolCallsOf(step, ctx.seq)) {
-      events.push({ text: candidate([{ functionCall: { name: c.name, args: c.input } }]), delta: true });
+    // A thought streams as thought parts; its signature comes with the last of them.
+    for (const r of thoughtsOf(step, ctx)) {
+      const pieces = wordChunks(r.text);
+      if (pieces.length === 0) pieces.push('');
+      pieces.forEach((piece, i) => {
+        const last = i === pieces.length - 1;
+        events.push({ text: candidate([thoughtPart(piece, last ? r.signature : undefined)]), delta: true });
+      });
     }
+    for (const text of textChunks(step)) events.push({ text: candidate([{ text }]), delta: true });
+    for (const c of toolCallsOf(step, ctx.seq)) events.push({ text: candidate([callPart(c)]), delta: true });
     events.push({
       text: event({
         candidates: [{ finishReason: finishReason(step), index: 0 }],
@@ -76,8 +83,32 @@ function head(ctx: AnswerContext) {
 }
 
 function usage(step: OkStep) {
-  const { input, output } = usageOf(step);
-  return { promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output };
+  const { input, output, reasoning } = usageOf(step);
+  // Gemini counts thoughts apart from the candidates: the step's output tokens are both together.
+  return {
+    promptTokenCount: input,
+    candidatesTokenCount: output - Math.min(output, reasoning ?? 0),
+    totalTokenCount: input + output,
+    ...(reasoning === undefined ? {} : { thoughtsTokenCount: reasoning }),
+  };
+}
+
+/** The step's reasoning blocks Gemini has: all but Anthropic's redacted ones. */
+function thoughtsOf(step: OkStep, ctx: AnswerContext) {
+  return reasoningOf(step, ctx.seq).filter((r) => r.redactedData === undefined);
+}
+
+/** A thought part (`thought: true`), with its `thoughtSignature` when given. */
+function thoughtPart(text: string, signature: string | undefined) {
+  return { text, thought: true, ...(signature === undefined ? {} : { thoughtSignature: signature }) };
+}
+
+/** A `functionCall` part, with its `thoughtSignature` when the step gives one. */
+function callPart(c: ToolCall) {
+  return {
+    functionCall: { name: c.name, args: c.input },
+    ...(c.signature === undefined ? {} : { thoughtSignature: c.signature }),
+  };
 }
 
 /** The shared scripts' finish reasons in Gemini's words; Gemini's own (`RECITATION`, ...) are sent as they are. */

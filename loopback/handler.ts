@@ -7,6 +7,7 @@ import type { Ledger } from './ledger.js';
 import { googleFormat } from './google.js';
 import { openaiFormat } from './openai.js';
 import { openaiResponsesFormat } from './openai-responses.js';
+import { embeddingFormatOf } from './embeddings.js';
 import { geminiPath, recordOf } from './record.js';
 import type { RecordedRequest, UnexpectedRequest } from './record.js';
 import { perform } from './respond.js';
@@ -77,7 +78,8 @@ async function answer(
     const data = deps.book.models().map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopback' }));
     return sendJson(res, 200, { object: 'list', data });
   }
-  const format = formatOf(record.method, record.path);
+  const embeddings = record.method === 'POST' ? embeddingFormatOf(record.path, record.body) : undefined;
+  const format = embeddings ?? formatOf(record.method, record.path);
   if (format === undefined) return refuse(deps, record, res, 404, openaiFormat, `no route for ${route}`);
   if (record.model === undefined) {
     const why = `request to ${record.path} has no "model" in its JSON body`;

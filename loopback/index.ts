@@ -13,6 +13,7 @@
 export { LoopbackProvider, startLoopbackProvider } from './server.js';
 export type { LoopbackOptions } from './server.js';
 export { ANY_MODEL } from './script.js';
+export { LOOPBACK_EMBEDDING_DIMENSIONS, loopbackEmbedding } from './embeddings.js';
 export { InvalidScriptError, parseStep, parseSteps } from './validate.js';
 export type { RecordedRequest, RequestOutcome, UnexpectedRequest } from './record.js';
 export {
@@ -42,6 +43,7 @@ export type {
   MalformedShape,
   MalformedStep,
   OkStep,
+  ReasoningSpec,
   Step,
   StepBase,
   StepKind,

@@ -1,5 +1,5 @@
-import { textChunks, textOf, toolCallsOf, usageOf } from './format.js';
-import type { AnswerContext, ProviderFormat, StreamEvent, ToolCall } from './format.js';
+import { reasoningOf, textChunks, textOf, toolCallsOf, usageOf, wordChunks } from './format.js';
+import type { AnswerContext, ProviderFormat, Reasoning, StreamEvent, ToolCall } from './format.js';
 import { openaiFormat } from './openai.js';
 import type { OkStep } from './steps.js';
 
@@ -30,6 +30,30 @@ export const openaiResponsesFormat: ProviderFormat = {
     const text = textOf(step);
     const calls = toolCallsOf(step, ctx.seq);
     let index = 0;
+    for (const r of reasoningsOf(step, ctx)) {
+      const item = reasoningItem(r);
+      const at = { item_id: item.id, output_index: index, summary_index: 0 };
+      events.push(
+        frame('response.output_item.added', { output_index: index, item: { ...item, summary: [] } }),
+      );
+      if (r.text !== '') {
+        events.push(
+          frame('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }),
+        );
+        for (const piece of wordChunks(r.text)) {
+          events.push(frame('response.reasoning_summary_text.delta', { ...at, delta: piece }, true));
+        }
+        events.push(
+          frame('response.reasoning_summary_text.done', { ...at, text: r.text }),
+          frame('response.reasoning_summary_part.done', {
+            ...at,
+            part: { type: 'summary_text', text: r.text },
+          }),
+        );
+      }
+      events.push(frame('response.output_item.done', { output_index: index, item }));
+      index += 1;
+    }
     if (text !== '' || calls.length === 0) {
       const item = { type: 'message', id: messageId(ctx), role: 'assistant' };
       const at = { item_id: item.id, output_index: index, content_index: 0 };
@@ -144,10 +168,32 @@ function functionItem(call: ToolCall) {
   };
 }
 
+/**
+ * A reasoning output item: the text as its one summary part, the signature as `encrypted_content` (what the API
+ * sends when asked for `include: ['reasoning.encrypted_content']`).
+ */
+function reasoningItem(r: Reasoning) {
+  return {
+    type: 'reasoning',
+    id: r.id,
+    summary: r.text === '' ? [] : [{ type: 'summary_text', text: r.text }],
+    ...(r.signature === undefined ? {} : { encrypted_content: r.signature }),
+  };
+}
+
+/** The step's reasoning blocks this API has: all but Anthropic's redacted ones. */
+function reasoningsOf(step: OkStep, ctx: AnswerContext): Reasoning[] {
+  return reasoningOf(step, ctx.seq).filter((r) => r.redactedData === undefined);
+}
+
 function outputItems(step: OkStep, ctx: AnswerContext): unknown[] {
   const text = textOf(step);
   const calls = toolCallsOf(step, ctx.seq);
-  return [...(text === '' ? [] : [messageItem(ctx, text)]), ...calls.map(functionItem)];
+  return [
+    ...reasoningsOf(step, ctx).map(reasoningItem),
+    ...(text === '' ? [] : [messageItem(ctx, text)]),
+    ...calls.map(functionItem),
+  ];
 }
 
 /** The incomplete reason a step's finish reason stands for; none for a complete answer. */
@@ -167,7 +213,7 @@ function incompleteReason(step: OkStep): string | undefined {
 
 function response(step: OkStep, ctx: AnswerContext, output: unknown[]) {
   const reason = incompleteReason(step);
-  const { input, output: out } = usageOf(step);
+  const { input, output: out, reasoning } = usageOf(step);
   return {
     ...head(ctx),
     status: reason === undefined ? 'completed' : 'incomplete',
@@ -178,7 +224,7 @@ function response(step: OkStep, ctx: AnswerContext, output: unknown[]) {
       input_tokens: input,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: out,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: reasoning ?? 0 },
       total_tokens: input + out,
     },
   };

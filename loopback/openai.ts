@@ -1,4 +1,4 @@
-import { textChunks, textOf, toolCallsOf, usageOf } from './format.js';
+import { reasoningOf, textChunks, textOf, toolCallsOf, usageOf, wordChunks } from './format.js';
 import type { AnswerContext, ProviderFormat, StreamEvent } from './format.js';
 import type { OkStep } from './steps.js';
 
@@ -11,6 +11,7 @@ export const openaiFormat: ProviderFormat = {
   success(step, ctx) {
     const calls = toolCallsOf(step, ctx.seq);
     const text = textOf(step);
+    const reasoning = reasoningText(step, ctx);
     return {
       ...head(ctx, 'chat.completion'),
       choices: [
@@ -19,6 +20,7 @@ export const openaiFormat: ProviderFormat = {
           message: {
             role: 'assistant',
             content: text === '' && calls.length > 0 ? null : text,
+            ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
             ...(calls.length === 0
               ? {}
               : {
@@ -44,6 +46,9 @@ export const openaiFormat: ProviderFormat = {
         choices: [{ index: 0, delta, logprobs: null, finish_reason: null, ...extra }],
       });
     const events: StreamEvent[] = [{ text: chunk({ role: 'assistant', content: '' }), delta: false }];
+    for (const piece of wordChunks(reasoningText(step, ctx))) {
+      events.push({ text: chunk({ reasoning_content: piece }), delta: true });
+    }
     for (const piece of textChunks(step)) events.push({ text: chunk({ content: piece }), delta: true });
     toolCallsOf(step, ctx.seq).forEach((c, index) => {
       const call = { index, id: c.id, type: 'function', function: { name: c.name, arguments: c.json } };
@@ -98,8 +103,21 @@ function head(ctx: AnswerContext, object: string) {
 }
 
 function usage(step: OkStep) {
-  const { input, output } = usageOf(step);
-  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+  const { input, output, reasoning } = usageOf(step);
+  return {
+    prompt_tokens: input,
+    completion_tokens: output,
+    total_tokens: input + output,
+    ...(reasoning === undefined ? {} : { completion_tokens_details: { reasoning_tokens: reasoning } }),
+  };
+}
+
+/** The step's reasoning as OpenAI-compatible servers send it (`reasoning_content`, no signature): the texts joined. */
+function reasoningText(step: OkStep, ctx: AnswerContext): string {
+  return reasoningOf(step, ctx.seq)
+    .filter((r) => r.redactedData === undefined)
+    .map((r) => r.text)
+    .join('');
 }
 
 function finishReason(step: OkStep): string {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { embeddingRoute } from './embeddings.js';
 import type { ProviderApi } from './format.js';
 import type { Step } from './steps.js';
 
@@ -67,7 +68,9 @@ export interface UnexpectedRequest {
 /** Starts the record of a request whose body has been read. */
 export function recordOf(seq: number, req: IncomingMessage, path: string, rawBody: string): RecordedRequest {
   const body = parseBody(rawBody);
-  const gemini = geminiPath(path);
+  const embedding = embeddingRoute(path);
+  const gemini =
+    geminiPath(path) ?? (embedding?.api === 'google' ? { model: embedding.model, stream: false } : undefined);
   const model = gemini?.model ?? (isRecord(body) && typeof body.model === 'string' ? body.model : undefined);
   const stream = gemini?.stream ?? (isRecord(body) && body.stream === true);
   const api = apiOf(path);
@@ -97,7 +100,7 @@ function apiOf(path: string): RecordedRequest['api'] {
   if (path === '/v1/messages') return 'anthropic';
   if (path === '/v1/responses') return 'openai-responses';
   if (geminiPath(path) !== undefined) return 'google';
-  return 'other';
+  return embeddingRoute(path)?.api ?? 'other';
 }
 
 function headersOf(req: IncomingMessage): Record<string, string> {

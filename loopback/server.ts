@@ -21,7 +21,8 @@ export interface LoopbackOptions {
 
 /**
  * A fake LLM provider on a real loopback HTTP server: it speaks OpenAI's chat completions and Anthropic's
- * messages, OpenAI's Responses API and Gemini's generateContent (JSON and server-sent events), answers each request with the next scripted step for its model,
+ * messages, OpenAI's Responses API and Gemini's generateContent (JSON and server-sent events), and embeddings
+ * (OpenAI's `/v1/embeddings`, Gemini's `embedContent` / `batchEmbedContents`), answers each request with the next scripted step for its model,
  * records every request, and fails loudly (HTTP 500 and a note in `unexpected()`) when a script runs out.
  */
 export class LoopbackProvider {

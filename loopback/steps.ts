@@ -22,6 +22,29 @@ export interface ToolCallSpec {
   name: string;
   /** @default {} */
   arguments?: string | Record<string, unknown>;
+  /** Gemini only: the `thoughtSignature` of the `functionCall` part (Gemini 3 signs its calls). Others ignore it. */
+  signature?: string;
+}
+
+/**
+ * A reasoning block of an answer, sent before its text and tool calls, in each family's own shape: Anthropic a
+ * `thinking` block (`signature`; `redactedData` makes it a `redacted_thinking` block), OpenAI Responses a
+ * `reasoning` output item (`id`, the text as its summary, `signature` as `encrypted_content`), Gemini a thought
+ * part (`thought: true`, `signature` as `thoughtSignature`), OpenAI chat completions the message's
+ * `reasoning_content` (no signature there). Streamed as each family streams reasoning.
+ */
+export interface ReasoningSpec {
+  /** The thought (Responses: the summary text). @default '' */
+  text?: string;
+  /**
+   * Anthropic's `signature` (sent as '' when absent: Anthropic's thinking block always has one), Responses'
+   * `encrypted_content`, Gemini's `thoughtSignature`. Ignored by chat completions.
+   */
+  signature?: string;
+  /** Anthropic only: a `redacted_thinking` block with this `data`. Other families leave such a block out. */
+  redactedData?: string;
+  /** Responses only: the reasoning item's id. @default `rs_loopback_<seq>_<i>` */
+  id?: string;
 }
 
 /** A successful answer; streamed as server-sent events when the request says `stream: true`. */
@@ -32,10 +55,15 @@ export interface OkStep extends StepBase {
   /** The text deltas of a streamed answer. @default the text split into words (spaces kept) */
   chunks?: string[];
   toolCalls?: ToolCallSpec[];
+  /** Reasoning before the text and tool calls: one block or several, in order. Streamed deltas of it count as deltas. */
+  reasoning?: ReasoningSpec | ReasoningSpec[];
   /** Sent verbatim. @default 'stop' / 'end_turn', or 'tool_calls' / 'tool_use' when there are tool calls */
   finishReason?: string;
-  /** @default inputTokens 10, outputTokens ceil(text length / 4) at least 1 */
-  usage?: { inputTokens?: number; outputTokens?: number };
+  /**
+   * @default inputTokens 10, outputTokens ceil(text length / 4) at least 1. `reasoningTokens` (part of the output
+   * tokens) is reported where the family has a field for it (Responses, Gemini, chat completions).
+   */
+  usage?: { inputTokens?: number; outputTokens?: number; reasoningTokens?: number };
   /** Pause (ms) before each streamed delta. */
   chunkDelayMs?: number;
   /** Streaming only: send this many deltas (after the provider's preamble events), then drop the connection. */

@@ -37,10 +37,20 @@ const shape: Check = (v) =>
     : `must be one of ${MALFORMED_SHAPES.join(', ')}`;
 const usage: Check = (v) =>
   isRecord(v) &&
-  Object.keys(v).every((k) => k === 'inputTokens' || k === 'outputTokens') &&
+  Object.keys(v).every((k) => k === 'inputTokens' || k === 'outputTokens' || k === 'reasoningTokens') &&
   Object.values(v).every((x) => count(x) === undefined)
     ? undefined
-    : 'must be { inputTokens?, outputTokens? } of integers >= 0';
+    : 'must be { inputTokens?, outputTokens?, reasoningTokens? } of integers >= 0';
+const optionalString = (v: unknown): boolean => v === undefined || typeof v === 'string';
+const REASONING_KEYS = ['text', 'signature', 'redactedData', 'id'];
+const reasoningBlock = (r: unknown): boolean =>
+  isRecord(r) &&
+  Object.keys(r).every((k) => REASONING_KEYS.includes(k)) &&
+  REASONING_KEYS.every((k) => optionalString(r[k]));
+const reasoning: Check = (v) =>
+  (Array.isArray(v) ? v.every(reasoningBlock) : reasoningBlock(v))
+    ? undefined
+    : 'must be { text?, signature?, redactedData?, id? } of strings, or an array of them';
 const toolCalls: Check = (v) =>
   Array.isArray(v) &&
   v.every(
@@ -48,10 +58,11 @@ const toolCalls: Check = (v) =>
       isRecord(c) &&
       typeof c.name === 'string' &&
       (c.id === undefined || typeof c.id === 'string') &&
+      optionalString(c.signature) &&
       (c.arguments === undefined || typeof c.arguments === 'string' || isRecord(c.arguments)),
   )
     ? undefined
-    : 'must be an array of { name, id?, arguments? }';
+    : 'must be an array of { name, id?, arguments?, signature? }';
 
 const common: Record<string, Check> = {
   kind: anything,
@@ -65,6 +76,7 @@ const fields: Record<StepKind, Record<string, Check>> = {
     text: string,
     chunks: stringArray,
     toolCalls,
+    reasoning,
     finishReason: string,
     usage,
     chunkDelayMs: nonNegative,

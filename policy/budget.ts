@@ -39,7 +39,10 @@ export interface Spent {
 export interface BudgetAttempt {
   model: string;
   outcome: string;
-  failure?: { class: FailureClass };
+  /** The failure's class and, when a response came, its HTTP status (a 2xx that failed was answered: billed). */
+  failure?: { class: FailureClass; status?: number };
+  /** A streamed attempt: how many of its deltas reached the stream (any means the provider was answering). */
+  streamedDeltas?: number;
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedInputTokens?: number };
   /** The provider's reported cost in USD. */
   cost?: number;
@@ -60,6 +63,8 @@ export interface BudgetOutlook {
   pricing: Readonly<Record<string, Pricing>>;
   /** UTF-8 bytes of what the attempt sends (conversation, tools), for the input estimate of bytes / 4. */
   inputBytes: number;
+  /** The input estimate counted per part (an image a fixed count, signatures nothing), when the caller made one. */
+  inputTokens?: number;
   /** `settings.maxOutputTokens`, when set. */
   maxOutputTokens?: number;
   /**
@@ -97,12 +102,33 @@ export function correctionTokens(
   return (answerTokens ?? Math.ceil(answerBytes / 4)) + Math.ceil(rest / 4);
 }
 
-/** Classes after which the provider may have billed an attempt that reported no usage. */
+/**
+ * Classes after which the provider may have billed an attempt that reported no usage: the request was sent and
+ * the answer was on its way or arrived (a timeout, a connection or stream cut after sending, a lost worker, an
+ * unusable 2xx body).
+ */
 const MAY_HAVE_BILLED: ReadonlySet<FailureClass> = new Set<FailureClass>([
-  FailureClass.ResponseTimeout,
+  FailureClass.StreamInterrupted,
   FailureClass.ConnectionLost,
+  FailureClass.ParseFailed,
+  FailureClass.ResponseTimeout,
   FailureClass.WorkerLost,
 ]);
+
+/**
+ * Whether an attempt that reported no usage may still have been billed: it succeeded (an answer without usage),
+ * its class says the request was sent and answered or cut ({@link MAY_HAVE_BILLED}), a 2xx answer came and was
+ * refused (a content-filter finish, no content, a schema mismatch), or a streamed attempt delivered deltas before
+ * it failed (a cut kept under `onCut: 'continue'` as `ServerError` and the like).
+ */
+export function mayHaveBilled(attempt: BudgetAttempt): boolean {
+  if (attempt.outcome === 'succeeded') return true;
+  if ((attempt.streamedDeltas ?? 0) > 0) return true;
+  const failure = attempt.failure;
+  if (failure === undefined) return false;
+  if (MAY_HAVE_BILLED.has(failure.class)) return true;
+  return failure.status !== undefined && failure.status >= 200 && failure.status < 300;
+}
 
 /** Nothing spent. */
 export const NOTHING_SPENT: Readonly<Spent> = Object.freeze({
@@ -150,7 +176,7 @@ export function worstCase(outlook: BudgetOutlook, model: string): Spent {
   const inputTokens =
     reported !== undefined
       ? reported + (added?.sinceReport ?? 0)
-      : Math.ceil(outlook.inputBytes / 4) + (added?.total ?? 0);
+      : (outlook.inputTokens ?? Math.ceil(outlook.inputBytes / 4)) + (added?.total ?? 0);
   const outputTokens = outlook.maxOutputTokens ?? largestOutput(outlook);
   const pricing = outlook.pricing[model];
   const costUsd = pricing ? pricedCost({ inputTokens, outputTokens }, pricing) : 0;
@@ -166,14 +192,14 @@ export function largestOutput(outlook: BudgetOutlook): number {
 
 /**
  * What one attempt counts: its reported usage (and the provider's cost, else its price); with no usage, 0 when
- * it failed before anything could be billed, and its worst case when it may have been billed (`ResponseTimeout`,
- * `ConnectionLost`, `WorkerLost`).
+ * it failed before anything could be billed (an HTTP error, a refused connection), and its worst case when it may
+ * have been billed ({@link mayHaveBilled}: a success or a 2xx without usage, `ParseFailed`, a cut stream,
+ * `ConnectionLost`, `ResponseTimeout`, `WorkerLost`), never 0.
  */
 export function attemptSpent(outlook: BudgetOutlook, attempt: BudgetAttempt): Spent {
   const usage = attempt.usage;
   if (usage === undefined) {
-    const cls = attempt.failure?.class;
-    return cls !== undefined && MAY_HAVE_BILLED.has(cls) ? worstCase(outlook, attempt.model) : NOTHING_SPENT;
+    return mayHaveBilled(attempt) ? worstCase(outlook, attempt.model) : NOTHING_SPENT;
   }
   const inputTokens = usage.inputTokens ?? 0;
   const outputTokens = usage.outputTokens ?? 0;

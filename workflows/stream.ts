@@ -16,7 +16,7 @@ import {
   workflowStreamPublishSignal,
 } from '@temporalio/workflow-streams/workflow';
 import type { PublishInput, WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
-import { DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
+import { countsAsDelivered, DELTA_TOPIC, EVENT_TOPIC } from '../common/stream.js';
 import type { StreamDelta, StreamEvent } from '../common/stream.js';
 
 let current: WorkflowStream | undefined;
@@ -151,9 +151,9 @@ export function deliveredBy(stream: WorkflowStream, modelCallId: string): Delive
   for (const item of stream.getState().log) {
     if (item.topic !== DELTA_TOPIC) continue;
     const delta = defaultPayloadConverter.fromPayload<Partial<StreamDelta>>(decodePayloadWire(item.data));
-    if (delta?.modelCallId !== modelCallId || typeof delta.text !== 'string') continue;
+    if (delta?.modelCallId !== modelCallId || !countsAsDelivered(delta)) continue;
     deltas += 1;
-    text += delta.text;
+    text += delta.text ?? '';
   }
   return { deltas, text };
 }

@@ -12,6 +12,7 @@ import {
   InvalidResponseDataError,
   JSONParseError,
   TypeValidationError,
+  UnsupportedFunctionalityError,
 } from '@ai-sdk/provider';
 import { ObservedPhase } from '../../policy/index.js';
 import type { Observation } from '../../policy/index.js';
@@ -124,6 +125,10 @@ function observeApiCallError(error: APICallError): Observation {
 export function observeError(error: unknown): ObservedError {
   const message = error instanceof Error ? error.message : String(error);
   if (APICallError.isInstance(error)) return { observation: observeApiCallError(error), message };
+  // The provider refused the request's shape before sending it (a file kind, a tool or a setting this model or
+  // its provider does not take): the same request fails the same way on this backend, so it is dropped.
+  if (UnsupportedFunctionalityError.isInstance(error))
+    return { observation: { misconfigured: true }, message };
   if (isParseError(error)) {
     return { observation: { parseFailed: true, bodyComplete: true }, message };
   }

@@ -7,12 +7,12 @@
 import { log } from '@temporalio/activity';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { DELTA_TOPIC } from '../../common/stream.js';
-import type { StreamDelta } from '../../common/stream.js';
+import type { StreamDelta, StreamPart } from '../../common/stream.js';
 
 /** A streamed attempt's publisher. */
 export interface DeltaPublisher {
-  /** Queues one provider delta; the batch it joins goes out at most `batchMs` later. */
-  add(text: string): void;
+  /** Queues one provider delta (or another part of the answer); the batch it joins goes out at most `batchMs` later. */
+  add(text: string, part?: StreamPart): void;
   /** The answer is complete: sends what is queued and waits until every batch was acknowledged. */
   finish(): Promise<void>;
   /** The attempt failed: drops what is queued and waits for a batch already on its way (sent or not). */
@@ -65,9 +65,9 @@ export function createDeltaPublisher(
   };
 
   return {
-    add(text) {
-      if (text === '') return;
-      queued.push({ modelCallId, text });
+    add(text, part) {
+      if (text === '' && part === undefined) return;
+      queued.push(part === undefined ? { modelCallId, text } : { modelCallId, text, part });
       timer ??= setTimeout(() => void send(), batchMs);
     },
     async finish() {

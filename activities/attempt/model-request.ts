@@ -6,6 +6,7 @@
  */
 import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { Context } from '@temporalio/activity';
+import { ObservedPhase } from '../../policy/index.js';
 import type { Observation } from '../../policy/index.js';
 import { attemptFailure, failureDetails } from './attempt-failure.js';
 import type { AttemptTimes } from './attempt-failure.js';
@@ -19,7 +20,16 @@ import type {
   ModelRequestInput,
   ModelRequestResult,
 } from '../../common/attempt.js';
-import { toPrompt, toSettings, toTools } from './prompt.js';
+import { decodeRequest, requestTexts } from './prompt.js';
+import {
+  defaultDownload,
+  FileDownloadFailed,
+  observeDownloadError,
+  shownUrl,
+  withDownloadedFiles,
+} from './file-downloads.js';
+import type { DownloadFile } from './file-downloads.js';
+import { forProvider, providerKeyOf } from './provider-bound.js';
 import type { ProviderRegistry, ResolvedModel } from '../providers/registry.js';
 import { noPricing, resolveModel } from './resolve-model.js';
 import { requestSignal } from './request-signal.js';
@@ -33,10 +43,11 @@ import {
 } from './structured-output.js';
 import { createDeltaPublisher } from './delta-publisher.js';
 import type { DeltaPublisher, StreamClientFactory } from './delta-publisher.js';
-import { observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
+import { finishPart, observeStreamError, StreamErrorPart, streamAnswer } from './stream-answer.js';
 import type { InFlightLimits, Release } from './in-flight.js';
 import { clearToSend } from './attempt-time.js';
 import { withoutRequestText } from '../scrub.js';
+import { embedAttempt } from './embed-request.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -58,6 +69,11 @@ export interface ModelRequestDeps {
   inFlight?: InFlightLimits;
   /** How often the attempt heartbeats while it waits. @default HEARTBEAT_INTERVAL_MS */
   heartbeatIntervalMs?: number;
+  /**
+   * Downloads a file whose URL the model cannot take (`supportedUrls`). @default the AI SDK's `createDownload()`
+   * (http(s) only, no private addresses, 100 MiB at most)
+   */
+  download?: DownloadFile;
 }
 
 /** Builds the `modelRequest` activity. */
@@ -90,7 +106,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
       const endMs = now();
       if (observed.observation.headers !== undefined) deps.onHeaders?.(input, observed.observation.headers);
       const times: AttemptTimes = { startedAt, endedAt: new Date(endMs).toISOString() };
-      const message = withoutRequestText(observed.message, requestTexts(input));
+      const message = withoutRequestText(observed.message, requestTexts(input.request));
       const details = failureDetails(observed.observation, message, secrets, times, endMs);
       return attemptFailure({ ...details, ...definedOnly(answer), ...sa });
     };
@@ -105,6 +121,21 @@ export function createModelRequest(deps: ModelRequestDeps) {
 
     try {
       if (ctx.cancellationSignal.aborted) throw cancelled();
+      if (input.request.embed !== undefined) {
+        const answer = await embedAttempt(input, {
+          providers: deps.providers,
+          now,
+          inFlight: deps.inFlight,
+          onHeaders: deps.onHeaders,
+          cancellation: ctx.cancellationSignal,
+          startedAt,
+          useSecrets: (given) => void (secrets = given),
+          failed,
+          cancelled,
+          requestId: [REQUEST_ID_HEADER, `${input.workflowId}/${input.modelCallId}`],
+        });
+        return { ...answer, ...sa };
+      }
       const resolved = resolveModel(deps.providers, input.model);
       if ('observation' in resolved) throw failed(resolved);
       if (input.costBudget === true && resolved.pricing === undefined) throw failed(noPricing(input.model));
@@ -125,17 +156,48 @@ export function createModelRequest(deps: ModelRequestDeps) {
       release = clear.release;
       const { timeoutMs } = clear;
       const request = requestSignal(ctx.cancellationSignal, clear.leftMs);
+      // Reasoning bound to another provider of the chain stays out; a file only another provider holds is this
+      // backend's misconfiguration (it is dropped), found before anything is sent.
+      const { prompt: given, headers, ...rest } = decodeRequest(input.request);
+      const type = deps.providers().configOf?.(resolved.provider)?.type;
+      const bound = forProvider(given, providerKeyOf(resolved.model.provider, type));
+      if ('unreachable' in bound) {
+        request.dispose();
+        throw failed({ observation: { misconfigured: true }, message: bound.unreachable });
+      }
+      // A file the model cannot take by URL is downloaded now, within the attempt's time (nothing is sent yet).
+      let prompt = bound.prompt;
+      try {
+        // A model that states none (a hand-made one) is taken to accept no URL, as the AI SDK would treat `{}`.
+        const supportedUrls = (await resolved.model.supportedUrls) ?? {};
+        prompt = await withDownloadedFiles(
+          prompt,
+          supportedUrls,
+          deps.download ?? defaultDownload,
+          request.signal,
+        );
+      } catch (error) {
+        request.dispose();
+        if (ctx.cancellationSignal.aborted) throw cancelled();
+        if (!(error instanceof FileDownloadFailed)) throw failed(observeError(error));
+        throw failed(
+          request.stoppedBy() === 'timeout'
+            ? {
+                observation: { phase: ObservedPhase.BeforeSend },
+                message: `the file at ${shownUrl(error.url)} was not downloaded within ${timeoutMs} ms (the attempt's request timeout)`,
+              }
+            : observeDownloadError(error),
+        );
+      }
       let result: LanguageModelV4GenerateResult;
       try {
-        const prompt = toPrompt(input.messages);
         const instructed = schema !== undefined && resolved.jsonSchemaMode === 'json-object';
         const options = {
+          ...rest,
           prompt: instructed ? withSchemaInstructions(prompt, schema) : prompt,
           ...(schema === undefined ? {} : responseFormatOf(schema)),
-          ...(input.tools === undefined || input.tools.length === 0 ? {} : { tools: toTools(input.tools) }),
-          ...toSettings(input.settings),
           abortSignal: request.signal,
-          headers: { [REQUEST_ID_HEADER]: `${input.workflowId}/${input.modelCallId}` },
+          headers: { ...headers, [REQUEST_ID_HEADER]: `${input.workflowId}/${input.modelCallId}` },
         };
         result = publisher
           ? await streamAnswer(resolved.model, options, publisher)
@@ -168,7 +230,8 @@ export function createModelRequest(deps: ModelRequestDeps) {
       if ('failure' in structured) {
         throw failed(structured.failure, { ...answerFacts(resolved, result), mismatch: structured.mismatch });
       }
-      // The caller's stream holds the whole answer before the attempt reports it.
+      // The caller's stream holds the whole answer, its finish last, before the attempt reports it.
+      publisher?.add('', finishPart(result));
       await publisher?.finish();
       if (result.response?.headers !== undefined)
         deps.onHeaders?.(input, result.response.headers as Record<string, string>);
@@ -197,9 +260,4 @@ function refine(resolved: ResolvedModel, error: unknown, observed: ObservedError
   if (resolved.refineObservation === undefined) return observed;
   const observation: Observation = resolved.refineObservation(error, observed.observation);
   return { observation, message: observed.message };
-}
-
-/** The texts of the request an attempt sends (its messages' contents), which no failure message may repeat. */
-function requestTexts(input: ModelRequestInput): string[] {
-  return input.messages.map((m) => m.content);
 }

@@ -1,92 +1,61 @@
 /**
- * The attempt's input in the AI SDK's language model format (spec v4): messages, tools and settings.
+ * The attempt's request in the AI SDK's language model format (spec v4), decoded from its wire form: URLs become
+ * `URL`s again; base64 file data stays a base64 string (which the specification takes as it is). Nothing else
+ * changes: the provider gets the options the caller gave.
  */
-import type {
-  LanguageModelV4CallOptions,
-  LanguageModelV4FunctionTool,
-  LanguageModelV4Message,
-  LanguageModelV4Prompt,
-  LanguageModelV4ToolResultPart,
-} from '@ai-sdk/provider';
-import type { ChatMessage, ModelSettings, ToolCall, ToolDefinition } from '../../common/attempt.js';
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { WireMessage, WireRequest } from '../../common/request.js';
 
-/** A tool call's arguments as a value: the parsed JSON text, or the text itself when it is not JSON. */
-function argsValue(call: ToolCall): unknown {
-  try {
-    return JSON.parse(call.args) as unknown;
-  } catch {
-    return call.args;
-  }
+/** The request's call options, without the abort signal and headers the attempt adds. */
+export function decodeRequest(request: WireRequest): Omit<LanguageModelV4CallOptions, 'abortSignal'> {
+  const { spec: _spec, prompt, ...rest } = request;
+  return { ...(rest as Omit<LanguageModelV4CallOptions, 'prompt'>), prompt: toPrompt(prompt) };
 }
 
-function assistantMessage(message: Extract<ChatMessage, { role: 'assistant' }>): LanguageModelV4Message {
-  const calls = (message.toolCalls ?? []).map((call) => ({
-    type: 'tool-call' as const,
-    toolCallId: call.id,
-    toolName: call.name,
-    input: argsValue(call),
-  }));
-  const text = message.content === '' ? [] : [{ type: 'text' as const, text: message.content }];
-  return { role: 'assistant', content: [...text, ...calls] };
+/** Messages in the AI SDK's prompt format: every URL of a file part as a `URL`. */
+export function toPrompt(messages: readonly WireMessage[]): LanguageModelV4Prompt {
+  return messages.map((m) =>
+    hasUrl(m) ? (withUrls(m) as LanguageModelV4Prompt[number]) : m,
+  ) as LanguageModelV4Prompt;
 }
 
-function toolResult(message: Extract<ChatMessage, { role: 'tool' }>): LanguageModelV4ToolResultPart {
-  return {
-    type: 'tool-result',
-    toolCallId: message.toolCallId,
-    toolName: message.toolName,
-    output:
-      message.isError === true
-        ? { type: 'error-text', value: message.content }
-        : { type: 'text', value: message.content },
-  };
+function hasUrl(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasUrl);
+  const o = value as Record<string, unknown>;
+  if (o.type === 'url' && typeof o.url === 'string') return true;
+  return Object.entries(o).some(([k, v]) => k !== 'providerOptions' && k !== 'input' && hasUrl(v));
+}
+
+function withUrls(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(withUrls);
+  const o = value as Record<string, unknown>;
+  if (o.type === 'url' && typeof o.url === 'string') return { ...o, url: new URL(o.url) };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) out[k] = k === 'providerOptions' || k === 'input' ? v : withUrls(v);
+  return out;
 }
 
 /**
- * Messages in the AI SDK's prompt format. Consecutive tool messages become one tool message (the results of
- * one assistant turn travel together, as Anthropic requires).
+ * The texts of a request (its text and reasoning parts, system prompts, tool results, the texts it embeds), which
+ * no failure message may repeat.
  */
-export function toPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
-  const prompt: LanguageModelV4Prompt = [];
-  for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-        prompt.push({ role: 'system', content: message.content });
-        break;
-      case 'user':
-        prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
-        break;
-      case 'assistant':
-        prompt.push(assistantMessage(message));
-        break;
-      case 'tool': {
-        const last = prompt.at(-1);
-        if (last?.role === 'tool') last.content.push(toolResult(message));
-        else prompt.push({ role: 'tool', content: [toolResult(message)] });
-        break;
-      }
+export function requestTexts(request: WireRequest): string[] {
+  const out: string[] = [...(request.embed?.values ?? [])];
+  for (const m of request.prompt) {
+    if (m.role === 'system') {
+      out.push(m.content);
+      continue;
+    }
+    for (const part of m.content) {
+      if (part.type === 'text' || part.type === 'reasoning') out.push(part.text);
+      else if (
+        part.type === 'tool-result' &&
+        (part.output.type === 'text' || part.output.type === 'error-text')
+      )
+        out.push(part.output.value);
     }
   }
-  return prompt;
-}
-
-/** Function tools with their JSON Schema. */
-export function toTools(tools: readonly ToolDefinition[]): LanguageModelV4FunctionTool[] {
-  return tools.map((tool) => ({
-    type: 'function',
-    name: tool.name,
-    ...(tool.description === undefined ? {} : { description: tool.description }),
-    inputSchema: tool.inputSchema as LanguageModelV4FunctionTool['inputSchema'],
-  }));
-}
-
-/** The generation settings that were given (absent ones are left to the provider). */
-export function toSettings(settings: ModelSettings = {}): Partial<LanguageModelV4CallOptions> {
-  const out: Partial<LanguageModelV4CallOptions> = {};
-  if (settings.maxOutputTokens !== undefined) out.maxOutputTokens = settings.maxOutputTokens;
-  if (settings.temperature !== undefined) out.temperature = settings.temperature;
-  if (settings.topP !== undefined) out.topP = settings.topP;
-  if (settings.stopSequences !== undefined) out.stopSequences = [...settings.stopSequences];
-  if (settings.seed !== undefined) out.seed = settings.seed;
   return out;
 }

@@ -46,7 +46,9 @@ export function withResultLimit(modelRequest: ModelRequest): ModelRequest {
     const message =
       `the answer is ${bytes} bytes as a Temporal payload, over the ${limit} it may take (Temporal's ` +
       `${megabytes(TEMPORAL_PAYLOAD_LIMIT_BYTES)} less the call's records), so it cannot be recorded: lower ` +
-      `\`settings.maxOutputTokens\`, ` +
+      (input.request.embed !== undefined
+        ? "the texts per request (durableEmbeddingModel's `maxEmbeddingsPerCall`, or `dimensions`), "
+        : `\`settings.maxOutputTokens\`, `) +
       PAYLOAD_STORE_FIX;
     const details = failureDetails(
       { misconfigured: true },

@@ -6,7 +6,9 @@ import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { FailureClass, classify } from '../../policy/index.js';
 import type { ObservedError } from './classify-error.js';
 import type { AttemptTimes } from './attempt-failure.js';
-import type { ModelRequestResult, ToolCall, Usage } from '../../common/attempt.js';
+import type { AnswerResponse, ModelRequestResult, ToolCall, Usage } from '../../common/attempt.js';
+import { toWire } from '../../common/request.js';
+import type { WireContent } from '../../common/request.js';
 import { usageFromSdk } from '../providers/usage.js';
 import type { ResolvedModel } from '../providers/registry.js';
 
@@ -75,10 +77,19 @@ export function successOf(
   const cost = resolved.cost?.(result);
   const responseId = result.response?.id;
   const responseModel = result.response?.modelId;
+  const response = responseOf(result);
+  const raw = result.finishReason.raw;
   return {
     text: textOf(result),
     toolCalls: toolCallsOf(result),
     finishReason: result.finishReason.unified,
+    content: toWire(result.content) as WireContent[],
+    ...(raw !== undefined ? { rawFinishReason: raw } : {}),
+    ...(result.warnings.length > 0 ? { warnings: toWire(result.warnings) as unknown[] } : {}),
+    ...(response ? { response } : {}),
+    ...(result.providerMetadata !== undefined
+      ? { providerMetadata: toWire(result.providerMetadata) as Record<string, Record<string, unknown>> }
+      : {}),
     ...(usage === undefined ? {} : { usage }),
     ...(responseId === undefined ? {} : { responseId }),
     ...(responseModel ? { responseModel } : {}),
@@ -87,4 +98,29 @@ export function successOf(
     startedAt: times.startedAt,
     endedAt: times.endedAt,
   };
+}
+
+/**
+ * Response headers an answer keeps: request ids, rate limits and retry-after. Everything else a provider sends
+ * (cookies, internal routing, tokens an odd proxy echoes) stays out of the history.
+ */
+const KEPT_HEADER =
+  /^(x-request-id|request-id|x-amzn-requestid|cf-ray|openai-processing-ms|openai-model|retry-after(-ms)?|x-ratelimit-.*|anthropic-ratelimit-.*|x-should-retry)$/i;
+
+/** The response's metadata: id, the provider's model id, its time, and allow-listed headers. */
+export function responseOf(result: LanguageModelV4GenerateResult): AnswerResponse | undefined {
+  const r = result.response;
+  if (r === undefined) return undefined;
+  const headers = Object.entries(r.headers ?? {}).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string' && KEPT_HEADER.test(entry[0]),
+  );
+  const timestamp =
+    r.timestamp instanceof Date && !Number.isNaN(r.timestamp.getTime()) ? r.timestamp : undefined;
+  const out: AnswerResponse = {
+    ...(r.id !== undefined ? { id: r.id } : {}),
+    ...(r.modelId !== undefined ? { modelId: r.modelId } : {}),
+    ...(timestamp ? { timestamp: timestamp.toISOString() } : {}),
+    ...(headers.length > 0 ? { headers: Object.fromEntries(headers) } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
 }

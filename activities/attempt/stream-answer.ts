@@ -1,12 +1,12 @@
 /**
- * One streamed request (`doStream`) read to its end: each text delta goes to the publisher as it arrives, and
- * the parts add up to what `doGenerate` would have returned, so a streamed answer is judged and recorded the
- * same way (`unusableAnswer`, `successOf`). An error part ends the read as a failure of the attempt.
+ * One streamed request (`doStream`) read to its end: each part is published as it arrives (`publishPart`), and
+ * the parts add up to what `doGenerate` would have returned, whole (`StreamContent`), so a streamed answer is
+ * judged and recorded the same way (`unusableAnswer`, `successOf`). An error part ends the read as a failure of
+ * the attempt.
  */
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
-  LanguageModelV4Content,
   LanguageModelV4FinishReason,
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamPart,
@@ -16,6 +16,10 @@ import { ObservedPhase } from '../../policy/index.js';
 import { observeError, providerErrorOf } from './classify-error.js';
 import type { ObservedError } from './classify-error.js';
 import type { DeltaPublisher } from './delta-publisher.js';
+import { StreamContent } from './stream-content.js';
+import { toWire } from '../../common/request.js';
+import { STREAM_PART_TYPES } from '../../common/stream.js';
+import type { StreamPart } from '../../common/stream.js';
 
 /** A stream that reported an error part (the provider's error event, or an event that could not be parsed). */
 export class StreamErrorPart extends Error {
@@ -47,6 +51,30 @@ function endedWithoutFinish(reason: LanguageModelV4FinishReason): boolean {
   return reason.raw === undefined && (reason.unified === 'interrupted' || reason.unified === 'other');
 }
 
+/**
+ * What of a part reaches the caller's stream as it arrives: today the text deltas only. The one place that
+ * decides it, so that publishing the AI SDK's own parts (reasoning, tool input, tool calls, finish) is a change
+ * here and in the publisher, not in the reading.
+ */
+export function publishPart(publisher: DeltaPublisher, part: LanguageModelV4StreamPart): void {
+  if (part.type === 'text-delta') publisher.add(part.delta);
+  else if (part.type === 'file') publisher.add('', { type: 'file', mediaType: part.mediaType });
+  // The finish goes out once the answer has passed its checks (see `finishPart`).
+  else if (part.type !== 'finish' && PUBLISHED.has(part.type)) publisher.add('', toWire(part) as StreamPart);
+}
+
+const PUBLISHED: ReadonlySet<string> = new Set(STREAM_PART_TYPES);
+
+/** The finish part subscribers get when the attempt's answer is accepted: its finish reason and usage. */
+export function finishPart(result: LanguageModelV4GenerateResult): StreamPart {
+  return toWire({
+    type: 'finish' as const,
+    finishReason: result.finishReason,
+    usage: result.usage,
+    ...(result.providerMetadata !== undefined ? { providerMetadata: result.providerMetadata } : {}),
+  }) as StreamPart;
+}
+
 /** Sends `options` as a streamed request and reads it to the end. */
 export async function streamAnswer(
   model: LanguageModelV4,
@@ -54,53 +82,20 @@ export async function streamAnswer(
   publisher: DeltaPublisher,
 ): Promise<LanguageModelV4GenerateResult> {
   const { stream, request, response } = await model.doStream(options);
-  const content: LanguageModelV4Content[] = [];
-  const texts = new Map<string, { type: 'text'; text: string }>();
-  let finish: Extract<LanguageModelV4StreamPart, { type: 'finish' }> | undefined;
-  let metadata: Omit<Extract<LanguageModelV4StreamPart, { type: 'response-metadata' }>, 'type'> = {};
+  const content = new StreamContent();
   for await (const part of stream) {
-    switch (part.type) {
-      case 'text-delta': {
-        let text = texts.get(part.id);
-        if (!text) {
-          text = { type: 'text', text: '' };
-          texts.set(part.id, text);
-          content.push(text);
-        }
-        text.text += part.delta;
-        publisher.add(part.delta);
-        break;
-      }
-      case 'tool-call':
-        content.push(part);
-        break;
-      case 'response-metadata': {
-        const { type: _type, ...rest } = part;
-        metadata = rest;
-        break;
-      }
-      case 'finish':
-        finish = part;
-        break;
-      case 'error':
-        throw new StreamErrorPart(isEndWithoutFinish(part.error) ? ENDED_WITHOUT_FINISH : part.error);
-      default:
-        break;
+    if (part.type === 'error') {
+      throw new StreamErrorPart(isEndWithoutFinish(part.error) ? ENDED_WITHOUT_FINISH : part.error);
     }
+    content.add(part);
+    publishPart(publisher, part);
   }
+  const finish = content.finish;
   // A proxy may end a stream cleanly half-way: with no finish reason from the provider, the answer is partial.
   if (finish === undefined || endedWithoutFinish(finish.finishReason)) {
     throw new StreamErrorPart(ENDED_WITHOUT_FINISH);
   }
-  return {
-    content,
-    finishReason: finish.finishReason,
-    usage: finish.usage,
-    ...(finish.providerMetadata ? { providerMetadata: finish.providerMetadata } : {}),
-    ...(request ? { request } : {}),
-    response: { ...metadata, ...(response?.headers ? { headers: response.headers } : {}) },
-    warnings: [],
-  };
+  return content.result(finish, request, response?.headers);
 }
 
 /**

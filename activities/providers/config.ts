@@ -30,6 +30,13 @@ export interface OpenAICompatibleProviderConfig extends ProviderSettings {
   apiKeyEnv?: string;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Whether a streamed request asks for usage (`stream_options: { include_usage: true }`), so that a streamed
+   * attempt's tokens are counted. Turn it off only for a server that refuses the option; its streamed attempts
+   * then report no usage and count their worst case in budgets.
+   * @default true
+   */
+  streamUsage?: boolean;
 }
 
 /** OpenAI's own API (`@ai-sdk/openai`, Chat Completions), or a proxy in front of it. */
@@ -156,7 +163,7 @@ const EXAMPLE = '{ "local": { "type": "openai-compatible", "baseURL": "http://12
 const SETTINGS_FIELDS = ['headersFromEnv', 'models', 'health', 'limits'];
 
 const FIELDS: Readonly<Record<ProviderType, readonly string[]>> = {
-  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
+  'openai-compatible': ['type', 'baseURL', 'apiKeyEnv', 'headers', 'streamUsage', ...SETTINGS_FIELDS],
   openai: ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
   anthropic: ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
   google: ['type', 'baseURL', 'apiKeyEnv', 'headers', ...SETTINGS_FIELDS],
@@ -231,6 +238,11 @@ function checkHeaders(value: unknown, at: string): string[] {
     .map(([k]) => `\`${at}.${k}\` must be a string`);
 }
 
+function checkBoolean(value: unknown, at: string, fix: string): string[] {
+  if (value === undefined || typeof value === 'boolean') return [];
+  return [`\`${at}\` must be true or false, not ${JSON.stringify(value)}: ${fix}`];
+}
+
 function unknownFields(entry: Record<string, unknown>, type: ProviderType, at: string): string[] {
   const known = FIELDS[type];
   return Object.keys(entry)
@@ -258,6 +270,11 @@ function checkEntry(name: string, entry: unknown): string[] {
     ...checkBaseURL(entry.baseURL, `${name}.baseURL`, OPTIONAL_BASE_URL.has(known)),
     ...checkApiKeyEnv(entry.apiKeyEnv, `${name}.apiKeyEnv`),
     ...checkHeaders(entry.headers, `${name}.headers`),
+    ...checkBoolean(
+      entry.streamUsage,
+      `${name}.streamUsage`,
+      'leave it out (streamed requests ask for usage) or set it to false for a server that refuses `stream_options`',
+    ),
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
     ...checkLimits(entry.limits, `${name}.limits`),
     ...checkModels(entry.models, `${name}.models`),

@@ -49,6 +49,9 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
       baseURL,
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(config.headers === undefined ? {} : { headers: config.headers }),
+      // Streamed answers report usage only when asked (`stream_options.include_usage`); a server that refuses
+      // the option is configured with `streamUsage: false`.
+      includeUsage: config.type !== 'openai-compatible' || config.streamUsage !== false,
       fetch,
     }).chatModel(modelId);
   },

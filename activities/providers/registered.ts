@@ -18,15 +18,17 @@
  * every message like a built-in's key. Its failures are classified by the generic rows (an `APICallError`'s
  * status, headers and codes), as for any provider without a table of its own.
  */
-import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import { boundedMessage } from '../scrub.js';
 import { BUILTIN_PROVIDERS, PROVIDER_NAME, ProvidersConfigError } from './config.js';
 import { MisconfiguredError, parseModelName } from './registry.js';
-import type { Env, ProviderRegistry, ResolvedModel } from './registry.js';
+import type { Env, ProviderRegistry, ResolvedEmbeddingModel, ResolvedModel } from './registry.js';
 
 /** An AI SDK provider: anything with `languageModel(id)` (`createMistral(...)`, `createAzure(...)`, ...). */
 export interface AiSdkProvider {
   languageModel(modelId: string): unknown;
+  /** Its embedding models (`durableEmbeddingModel`), when it has them. */
+  embeddingModel?(modelId: string): unknown;
 }
 
 /** What `create` gets besides the environment. */
@@ -154,6 +156,45 @@ function buildModel(
   return { provider, modelId, model, secrets };
 }
 
+/** The embedding model `modelId` of a registered provider, built now. @throws MisconfiguredError, its message scrubbed. */
+function buildEmbeddingModel(
+  provider: string,
+  modelId: string,
+  registration: AiSdkProviderRegistration,
+  env: Env,
+  context: AiSdkProviderContext,
+): ResolvedEmbeddingModel {
+  const secrets = readSecrets(provider, registration, env);
+  let model: unknown;
+  try {
+    const made = registration.create(env, context);
+    if (typeof made.embeddingModel !== 'function') {
+      throw new MisconfiguredError(
+        `provider "${provider}" has no embedding models (no \`embeddingModel(id)\`)`,
+      );
+    }
+    model = made.embeddingModel(modelId);
+  } catch (error) {
+    if (error instanceof MisconfiguredError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new MisconfiguredError(
+      `provider "${provider}" could not make embedding model "${modelId}": ${boundedMessage(message, secrets)}`,
+    );
+  }
+  const m = model as Partial<EmbeddingModelV4> | undefined;
+  if (
+    typeof m !== 'object' ||
+    m === null ||
+    m.specificationVersion !== 'v4' ||
+    typeof m.doEmbed !== 'function'
+  ) {
+    throw new MisconfiguredError(
+      `provider "${provider}" gave an embedding model of specification ${JSON.stringify(m?.specificationVersion)}: register a provider package built for AI SDK 7 (EmbeddingModelV4)`,
+    );
+  }
+  return { provider, modelId, model: m as EmbeddingModelV4, secrets };
+}
+
 /**
  * `base` with AI SDK providers registered beside its own. Names are checked now (a clash with a built-in or
  * providers-file provider is refused, so the worker does not start); keys are read at each request from `env`.
@@ -182,6 +223,19 @@ export function withAiSdkProviders(
         );
       }
       return base.resolve(name);
+    },
+    resolveEmbedding(name) {
+      const { provider, modelId } = parseModelName(name);
+      const registration = Object.hasOwn(registered, provider) ? registered[provider] : undefined;
+      if (registration !== undefined) {
+        return buildEmbeddingModel(provider, modelId, registration, options.env(), { fetch: options.fetch });
+      }
+      if (!base.names().includes(provider) || base.resolveEmbedding === undefined) {
+        throw new MisconfiguredError(
+          `unknown provider "${provider}" in model "${name}" (known: ${names().join(', ')}; register it in the worker's aiSdkProviders or add it to the providers file)`,
+        );
+      }
+      return base.resolveEmbedding(name);
     },
   };
 }

@@ -4,8 +4,9 @@
  * activity input, result or failure). Every registry has the built-in `openai` and `anthropic` providers
  * (`BUILTIN_PROVIDERS`) unless its config replaces them.
  */
-import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import { PROVIDER_ADAPTERS } from './adapters.js';
+import { embeddingModelOf, noEmbeddings } from './embedding.js';
 import type { JsonSchemaMode, ProviderAdapter, ResponseReader } from './adapters.js';
 import {
   BUILTIN_PROVIDERS,
@@ -48,6 +49,16 @@ export interface ResolvedModel extends ResponseReader {
   pricing?: Pricing;
 }
 
+/** An embedding model ready for requests: as a {@link ResolvedModel}, with an AI SDK embedding model. */
+export interface ResolvedEmbeddingModel extends Pick<
+  ResolvedModel,
+  'provider' | 'modelId' | 'secrets' | 'pricing'
+> {
+  model: EmbeddingModelV4;
+  /** As `ResponseReader.refineObservation`: the provider's documented error patterns. */
+  refineObservation?: ResolvedModel['refineObservation'];
+}
+
 /** Resolves model names. Tests may inject their own (any model, any `LanguageModelV4`). */
 export interface ProviderRegistry {
   /**
@@ -55,6 +66,12 @@ export interface ProviderRegistry {
    * @throws MisconfiguredError for a malformed name, an unknown provider or a missing key variable.
    */
   resolve(model: string): ResolvedModel;
+  /**
+   * The embedding model for `provider:model` (`durableEmbeddingModel`), its key read as for `resolve`. Absent: the
+   * registry has no embedding models (their attempts are `Misconfigured`).
+   * @throws MisconfiguredError as `resolve`, and for a provider whose type has no embedding models.
+   */
+  resolveEmbedding?(model: string): ResolvedEmbeddingModel;
   /** The provider names that resolve: the config's and the built-ins it did not replace. */
   names(): string[];
   /** Every model's `pricing`, by `provider:model` (what workflows learn through `modelRetryConfig`). */
@@ -199,26 +216,7 @@ export function createProviderRegistry(
     limits: () => limits,
     configOf: (provider) => (Object.hasOwn(all, provider) ? all[provider] : undefined),
     resolve(model) {
-      const { provider, modelId } = parseModelName(model);
-      const config = Object.hasOwn(all, provider) ? all[provider] : undefined;
-      if (config === undefined) {
-        throw new MisconfiguredError(
-          `unknown provider "${provider}" in model "${model}" (known: ${Object.keys(all).join(', ')}; add "${provider}" to the providers file named by ${PROVIDERS_FILE_ENV} or --providers)`,
-        );
-      }
-      const adapter = PROVIDER_ADAPTERS[config.type];
-      let apiKey: string | undefined;
-      let baseURL: string;
-      let fromEnv: Record<string, string>;
-      try {
-        apiKey = readKey(provider, config, adapter, env());
-        baseURL = baseURLOf(provider, config, adapter, env());
-        fromEnv = headersFromEnv(provider, config, env());
-      } catch (error) {
-        // A key unset (or a base URL made unusable) since: the model built with the old one is not kept either.
-        built.forget(model);
-        throw error;
-      }
+      const { provider, modelId, config, adapter, apiKey, baseURL, fromEnv } = settingsOf(model);
       // What the environment gives is read at every request (above); the model is built again only when it changed.
       const reused = built.get(model, [apiKey, baseURL, fromEnv]);
       if (reused) return reused;
@@ -245,7 +243,50 @@ export function createProviderRegistry(
         ...(adapter.jsonSchemaMode === undefined ? {} : { jsonSchemaMode: adapter.jsonSchemaMode }),
       });
     },
+    resolveEmbedding(model) {
+      const { provider, modelId, config, adapter, apiKey, baseURL, fromEnv } = settingsOf(model);
+      const sent =
+        Object.keys(fromEnv).length === 0
+          ? config
+          : { ...config, headers: { ...config.headers, ...fromEnv } };
+      const embedding = embeddingModelOf({ name: provider, config: sent, apiKey, baseURL, modelId, fetch });
+      if (embedding === undefined) throw new MisconfiguredError(noEmbeddings(provider, config.type));
+      return Object.freeze({
+        provider,
+        modelId,
+        model: embedding,
+        secrets: Object.freeze([
+          ...(apiKey === undefined ? [] : [apiKey]),
+          ...(adapter.secretHeaders?.(config) ?? []),
+          ...Object.values(fromEnv),
+        ]),
+        ...(prices[`${provider}:${modelId}`] ? { pricing: prices[`${provider}:${modelId}`] } : {}),
+        ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),
+      });
+    },
   };
+
+  /** What `model` is made with: its provider's config and adapter, and the key, base URL and headers read now. */
+  function settingsOf(model: string) {
+    const { provider, modelId } = parseModelName(model);
+    const config = Object.hasOwn(all, provider) ? all[provider] : undefined;
+    if (config === undefined) {
+      throw new MisconfiguredError(
+        `unknown provider "${provider}" in model "${model}" (known: ${Object.keys(all).join(', ')}; add "${provider}" to the providers file named by ${PROVIDERS_FILE_ENV} or --providers)`,
+      );
+    }
+    const adapter = PROVIDER_ADAPTERS[config.type];
+    try {
+      const apiKey = readKey(provider, config, adapter, env());
+      const baseURL = baseURLOf(provider, config, adapter, env());
+      const fromEnv = headersFromEnv(provider, config, env());
+      return { provider, modelId, config, adapter, apiKey, baseURL, fromEnv };
+    } catch (error) {
+      // A key unset (or a base URL made unusable) since: the model built with the old one is not kept either.
+      built.forget(model);
+      throw error;
+    }
+  }
 }
 
 /**

@@ -38,6 +38,7 @@ export function usageFromSdk(result: LanguageModelV4GenerateResult): Usage | und
     outputTokens: output,
     totalTokens: sum(input, output),
     cachedInputTokens: num(inputTokens.cacheRead),
+    cacheWriteInputTokens: num(inputTokens.cacheWrite),
     reasoningTokens: num(outputTokens.reasoning),
   });
 }

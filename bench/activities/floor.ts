@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { APICallError } from '@ai-sdk/provider';
 import type { ModelRequestResult } from '../../common/attempt.js';
 import type { ChatMessage, ToolDefinition } from '../../common/attempt.js';
-import { toPrompt, toTools } from '../../activities/attempt/prompt.js';
+import { toPrompt } from '../../activities/attempt/prompt.js';
+import { toWireMessages } from '../../common/messages.js';
 import { successOf } from '../../activities/attempt/result.js';
 import { REQUEST_ID_HEADER } from '../../activities/attempt/model-request.js';
 import type { ProviderRegistry } from '../../activities/providers/registry.js';
@@ -49,8 +50,17 @@ function floorFailure(error: unknown): ApplicationFailure {
  */
 export function createFloorActivities(providers: () => ProviderRegistry) {
   const request = (input: FloorRequestInput) => ({
-    prompt: toPrompt(input.messages),
-    ...(input.tools && input.tools.length > 0 ? { tools: toTools(input.tools) } : {}),
+    prompt: toPrompt(toWireMessages(input.messages)),
+    ...(input.tools && input.tools.length > 0
+      ? {
+          tools: input.tools.map((t) => ({
+            type: 'function' as const,
+            name: t.name,
+            ...(t.description === undefined ? {} : { description: t.description }),
+            inputSchema: t.inputSchema as never,
+          })),
+        }
+      : {}),
     abortSignal: AbortSignal.timeout(input.timeoutMs),
     headers: { [REQUEST_ID_HEADER]: `${input.workflowId}/${input.requestId}` },
   });

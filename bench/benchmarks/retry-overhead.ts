@@ -157,7 +157,7 @@ async function inProcess(ctx: BenchContext, model: string, retries: number, wait
     async () => {
       attempt += 1;
       return resolved.model.doGenerate({
-        prompt: toPrompt([{ role: 'user', content: 'measure my retries' }]),
+        prompt: toPrompt([{ role: 'user', content: [{ type: 'text', text: 'measure my retries' }] }]),
         headers: { [REQUEST_ID_HEADER]: `in-process/${attempt}` },
       });
     },

@@ -111,11 +111,15 @@ async function streamAnswer(model: LanguageModel, prompt: string): Promise<{ tex
   });
   let text = '';
   let deltas = 0;
-  for await (const delta of result.textStream) {
-    text += delta;
-    deltas += 1;
+  // A durable model's failure throws out of the loop (its stream errors); TemporalProvider's reaches `onError`.
+  try {
+    for await (const delta of result.textStream) {
+      text += delta;
+      deltas += 1;
+    }
+  } finally {
+    await closeStream();
   }
-  await closeStream();
   if (failure !== undefined) throw failure;
   return { text, deltas };
 }

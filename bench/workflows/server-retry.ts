@@ -39,7 +39,7 @@ export async function serverRetryWorkflow(input: ServerRetryInput): Promise<Mode
     modelCallId: 'c1.1',
     backend: 0,
     model: input.model,
-    messages: [{ role: 'user', content: input.prompt }],
+    request: { spec: 1, prompt: [{ role: 'user', content: [{ type: 'text', text: input.prompt }] }] },
     timeoutMs: input.timeoutMs,
   });
 }

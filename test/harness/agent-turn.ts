@@ -8,6 +8,7 @@ import { readCallHistory } from '../../client/history-reader.js';
 import type { agentTurnWorkflow } from '../../workflows/turn/agent-turn.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import type { AttemptRecord } from '../../common/call.js';
+import type { WireMessage } from '../../common/request.js';
 import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import type { AgentTurnInput, AgentTurnPartial, AgentTurnResult, TurnStatus } from '../../common/turn.js';
 import { expectNoSecrets, expectProviderSawSent } from './model-call.js';
@@ -70,6 +71,15 @@ export async function finishTurn(
     ...(failure ? { failure } : {}),
     ...(partial ? { partial } : {}),
   };
+}
+
+/** The tool results of a turn's messages (wire messages), in order, across its tool messages. */
+export function toolResults(
+  messages: readonly WireMessage[],
+): Extract<Extract<WireMessage, { role: 'tool' }>['content'][number], { type: 'tool-result' }>[] {
+  return messages.flatMap((m) =>
+    m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' ? [p] : [])) : [],
+  );
 }
 
 /** Polls `probe` until it gives a value (or fails after `timeoutMs`). */

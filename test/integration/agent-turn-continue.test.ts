@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fail, ok, slow, toolCall } from '../../loopback/index.js';
 import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../common/search-attributes.js';
 import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
-import { finishTurn, runTurn } from '../harness/agent-turn.js';
+import { finishTurn, runTurn, toolResults } from '../harness/agent-turn.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';
 import type { CallStreamItem } from '../../client/call-stream.js';
@@ -43,8 +43,10 @@ describe('a long agent turn continues as new when Temporal suggests it', () => {
     expect(run.result?.runs).toBe(run.history.runIds.length);
     expect(run.status).toMatchObject({ step: 8, runs: run.history.runIds.length, attempts: 9 });
 
-    const tools = run.result?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-    expect(tools).toEqual(['10', '20', '30', '40', '50', '60', '70']);
+    const tools = toolResults(run.result?.messages ?? []).map((r) => r.output);
+    expect(tools).toEqual(
+      ['10', '20', '30', '40', '50', '60', '70'].map((value) => ({ type: 'text', value })),
+    );
     expect(run.result?.messages).toHaveLength(15);
     const lastRequest = fx.lp.requests('long').at(-1)?.body as { messages: unknown[] };
     expect(lastRequest.messages).toHaveLength(1 + 14);

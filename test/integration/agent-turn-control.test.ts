@@ -6,7 +6,7 @@ import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { extendDeadlineUpdate, turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import { story } from '../harness/model-call.js';
-import { finishTurn, runTurn, until } from '../harness/agent-turn.js';
+import { finishTurn, runTurn, toolResults, until } from '../harness/agent-turn.js';
 import { useFixture } from '../harness/fixture.js';
 import { readWholeStream, streamTrace } from '../harness/stream-trace.js';
 
@@ -68,7 +68,9 @@ describe('an agent turn under one deadline, controlled while it runs', () => {
     });
     expect(run.result?.stopReason).toBe('deadline');
     expect(run.result?.messages.map((msg) => msg.role)).toEqual(['assistant', 'tool']);
-    expect(run.result?.messages[1]?.content).toBe('9');
+    expect(toolResults(run.result?.messages ?? []).map((r) => r.output)).toEqual([
+      { type: 'text', value: '9' },
+    ]);
     expect(run.result?.steps.map((s) => s.stopReason)).toEqual([undefined, 'deadline']);
     expect(run.result?.lastDecision?.reason).toBe('deadline');
     expect(run.records.length).toBeGreaterThan(2);
@@ -154,7 +156,10 @@ describe('an agent turn under one deadline, controlled while it runs', () => {
     fx.lp.script(m.id, [toolCall('sleep_ms', { ms: 4000 })]);
     const run = await runTurn(fx, worker, napTurn(m.name));
     expect(run.result?.stopReason).toBe('deadline');
-    expect(run.result?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'slept 4000 ms' });
+    expect(run.result?.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [{ type: 'tool-result', output: { type: 'text', value: 'slept 4000 ms' } }],
+    });
     expect(fx.lp.requestCount(m.id)).toBe(1);
   });
 

@@ -26,10 +26,11 @@ describe("an agent turn and the plan's history limit", () => {
   });
 
   it('a final answer that makes the result too large for Temporal fails AgentTurnTooLarge, never TERMINATED', async () => {
-    // The result carries the answer three times (text, the last message, the last step): 1.2 MB of answer is a
-    // result over Temporal's 2 MB, which the server used to answer by terminating the run.
+    // The result carries the answer at least three times (text, the last message, the last step): 750 kB of answer
+    // is a result over Temporal's 2 MB, which the server used to answer by terminating the run. (The attempt's own
+    // answer carries it twice, as `text` and in `content`: 1.5 MB, which it may still record.)
     const m = fx.model();
-    fx.lp.script(m.id, [ok('q'.repeat(1_200_000))]);
+    fx.lp.script(m.id, [ok('q'.repeat(750_000))]);
     const handle = await startAgentTurn(
       fx.temporal.client,
       { model: m.name, prompt: 'Say a lot' },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ok, toolCall } from '../../loopback/index.js';
 import type { Step } from '../../loopback/index.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
-import { finishTurn, runTurn } from '../harness/agent-turn.js';
+import { finishTurn, runTurn, toolResults } from '../harness/agent-turn.js';
 import { agentTurnWorkflow } from '../../workflows/turn/agent-turn.js';
 import { MAX_TURN_PAYLOAD_BYTES } from '../../workflows/turn/turn-input.js';
 import { useFixture } from '../harness/fixture.js';
@@ -32,10 +32,26 @@ describe('an agent turn calls tools', () => {
     });
     expect(run.result?.stopReason).toBe('succeeded');
     expect(run.result?.text).toBe('The answer is 42.');
-    expect(run.result?.messages.map((msg) => [msg.role, msg.content])).toEqual([
-      ['assistant', ''],
-      ['tool', '42'],
-      ['assistant', 'The answer is 42.'],
+    const callId = toolResults(run.result?.messages ?? [])[0]?.toolCallId;
+    expect(run.result?.messages).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: callId, toolName: 'calculator', input: { expression: '6 * 7' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: callId,
+            toolName: 'calculator',
+            output: { type: 'text', value: '42' },
+          },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'The answer is 42.' }] },
     ]);
     expect(
       run.result?.steps.map((s) => [s.callId, s.tools.map((t) => [t.name, t.activityId, t.outcome])]),
@@ -67,10 +83,15 @@ describe('an agent turn calls tools', () => {
       tools: ['calculator', 'get_time'],
     });
     expect(run.result?.stopReason).toBe('succeeded');
-    const results = run.result?.messages.filter((msg) => msg.role === 'tool') ?? [];
-    expect(results.map((msg) => msg.role === 'tool' && msg.toolName)).toEqual(['calculator', 'get_time']);
-    expect(results[0]?.content).toBe('5');
-    expect(results[1]?.content).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // One tool message for the step, its results in the order asked.
+    expect(run.result?.messages.filter((msg) => msg.role === 'tool')).toHaveLength(1);
+    const results = toolResults(run.result?.messages ?? []);
+    expect(results.map((r) => r.toolName)).toEqual(['calculator', 'get_time']);
+    expect(results[0]?.output).toEqual({ type: 'text', value: '5' });
+    expect(results[1]?.output).toEqual({
+      type: 'text',
+      value: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) as unknown,
+    });
     // Both tool activities were scheduled by the same workflow task: neither waited for the other.
     const history = await run.handle.fetchHistory();
     const scheduled = (history.events ?? []).filter(
@@ -95,7 +116,12 @@ describe('an agent turn calls tools', () => {
     expect(run.result?.stopReason).toBe('succeeded');
     const tool = run.result?.steps[0]?.tools[0];
     expect(tool).toMatchObject({ name: 'fail_tool', outcome: 'error', error: 'disk on fire' });
-    expect(run.result?.messages[1]).toMatchObject({ role: 'tool', content: 'disk on fire', isError: true });
+    expect(run.result?.messages[1]).toMatchObject({
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolName: 'fail_tool', output: { type: 'error-text', value: 'disk on fire' } },
+      ],
+    });
     const history = await run.handle.fetchHistory();
     const failed = (history.events ?? []).find((e) => e.activityTaskFailedEventAttributes);
     const startedId = failed?.activityTaskFailedEventAttributes?.startedEventId;
@@ -107,7 +133,10 @@ describe('an agent turn calls tools', () => {
     const m = fx.model();
     fx.lp.script(m.id, [toolCall('rm_rf', {}), ok('sorry')]);
     const run = await runTurn(fx, worker, { model: m.name, prompt: 'Try', tools: ['calculator'] });
-    expect(run.result?.messages[1]).toMatchObject({ role: 'tool', isError: true });
+    expect(run.result?.messages[1]).toMatchObject({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolName: 'rm_rf', output: { type: 'error-text' } }],
+    });
     expect(run.result?.steps[0]?.tools[0]?.outcome).toBe('error');
   });
 
@@ -136,7 +165,10 @@ describe('an agent turn calls tools', () => {
     });
     expect(run.result?.stopReason).toBe('max-steps');
     expect(run.result?.steps).toHaveLength(2);
-    expect(run.result?.messages.at(-1)).toMatchObject({ role: 'tool', content: '4' });
+    expect(run.result?.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolName: 'calculator', output: { type: 'text', value: '4' } }],
+    });
   });
 
   it('fails at once when the worker has no tool of a name the turn asks for', async () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { replayAll } from '../harness/replay.js';
 import { createTestNamespace } from '../harness/namespace.js';
@@ -10,12 +11,14 @@ import { until } from '../harness/processes.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { fail, ok, toolCall } from '../../loopback/index.js';
+import { fail, hang, ok, toolCall } from '../../loopback/index.js';
 import { modelCallFixture, story } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
-import { bundleAiSdkWorkflows, finishAiSdkRun, startAiSdkWorker } from '../harness/ai-sdk.js';
+import { bundleAiSdkWorkflows, finishAiSdkRun, runEnd, startAiSdkWorker } from '../harness/ai-sdk.js';
 import type { AiSdkWorker } from '../harness/ai-sdk.js';
 import type { AgentInput, AgentOutput } from '../../bench/workflows/ai-sdk-agent.js';
+import type { AbortInput, StreamTextInput, TextInput, TextOutput } from '../harness/ai-sdk-workflows.js';
+
 import { subscribeCallStream } from '../../client/call-stream.js';
 import type { CallStreamItem } from '../../client/call-stream.js';
 import type { ModelCallFailedDetails } from '../../common/call.js';
@@ -78,7 +81,11 @@ describe('the AI SDK in workflow code: durableModel', () => {
     return run;
   };
 
-  const start = (worker: AiSdkWorker, workflow: string, args: AgentInput) =>
+  const start = (
+    worker: AiSdkWorker,
+    workflow: string,
+    args: AgentInput | TextInput | StreamTextInput | AbortInput,
+  ) =>
     worker.client.workflow.start(workflow, {
       args: [args],
       taskQueue: worker.taskQueue,
@@ -251,7 +258,9 @@ describe('the AI SDK in workflow code: durableModel', () => {
     await reader.done;
     expect(run.result?.text).toBe(ANSWER);
     expect(reader.text()).toBe(ANSWER);
-    expect(reader.deltas()).toHaveLength(WORDS.length);
+    // Each text delta once, then the finish part of the accepted answer.
+    expect(reader.deltas().filter((d) => d.text !== '')).toHaveLength(WORDS.length);
+    expect(reader.deltas().at(-1)?.part?.type).toBe('finish');
     expect(fx.lp.requests(m.id)[0]?.stream).toBe(true);
     expect(run.records).toMatchObject([{ outcome: 'succeeded', streamedDeltas: WORDS.length }]);
   });
@@ -276,6 +285,172 @@ describe('the AI SDK in workflow code: durableModel', () => {
     expect(run.records).toHaveLength(1);
     fx.lp.reset();
   });
+
+  it('retries without `retry` as the AI SDK does by default: a 500, a wait of 2 s, then the answer', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(500), ok('Sunny.')]);
+    const run = await finish<TextOutput>(
+      await start(mr, 'durableTextWorkflow', { model: m.name, prompt: PROMPT }),
+    );
+    expect(run.result?.text).toBe('Sunny.');
+    expect(story(run.records)).toEqual([
+      { backend: 0, outcome: 'failed', class: 'ServerError', action: 'retry-same', retryInMs: 2000 },
+      { backend: 0, outcome: 'succeeded' },
+    ]);
+    expect(fx.lp.requestCount(m.id)).toBe(2);
+  });
+
+  it('makes one attempt with `retry: false`, whatever `maxRetries` says (the plan is the one retry owner)', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(500), ok('never')]);
+    const run = await finish<TextOutput>(
+      await start(mr, 'durableTextWorkflow', {
+        model: m.name,
+        prompt: PROMPT,
+        maxRetries: 5,
+        options: { retry: false },
+      }),
+    );
+    expect(run.failure?.type).toBe('ModelCallFailed');
+    expect(fx.lp.requestCount(m.id)).toBe(1);
+  });
+
+  it("names the first backend's model and provider as the AI SDK's telemetry sees them, and the answer's model", async () => {
+    const a = fx.model('a');
+    const b = fx.model('b');
+    fx.lp.script(a.id, [fail(401)]);
+    fx.lp.script(b.id, [ok('From b.')]);
+    const run = await finish<TextOutput>(
+      await start(mr, 'durableTextWorkflow', { model: [a.name, b.name], prompt: PROMPT }),
+    );
+    expect(run.result).toEqual({
+      text: 'From b.',
+      provider: 'local',
+      modelId: a.id,
+      // The provider's own model id of the answer, and the backend that gave it.
+      responseModelId: b.id,
+      calls: { callId: 'c1', model: b.name, backend: 1, attempts: 2 },
+    });
+  });
+
+  it('carries provider options and request headers to the provider unchanged', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok('Sunny.')]);
+    const run = await finish<TextOutput>(
+      await start(mr, 'durableTextWorkflow', {
+        model: m.name,
+        prompt: PROMPT,
+        providerOptions: { local: { user: 'user-7', service_tier: 'flex', metadata: { team: 'blue' } } },
+        headers: { 'X-Team': 'blue' },
+      }),
+    );
+    expect(run.result?.text).toBe('Sunny.');
+    const [request] = fx.lp.requests(m.id);
+    expect(request?.body).toMatchObject({ user: 'user-7', service_tier: 'flex', metadata: { team: 'blue' } });
+    expect(request?.headers['x-team']).toBe('blue');
+  });
+
+  it("carries a user's image as its bytes, in the request the provider gets", async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok('Three pixels.')]);
+    const run = await finish<TextOutput>(
+      await start(mr, 'durableTextWorkflow', { model: m.name, prompt: 'What is this?', withImage: true }),
+    );
+    expect(run.result?.text).toBe('Three pixels.');
+    const body = fx.lp.requests(m.id)[0]?.body as { messages: { role: string; content: unknown }[] };
+    expect(body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is this?' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AQID' } },
+      ],
+    });
+  });
+
+  it.each(['text', 'textStream', 'fullStream'] as const)(
+    'fails the run with ModelCallFailed when streamText fails, read with %s',
+    async (read) => {
+      const m = fx.model();
+      fx.lp.script(m.id, [fail(400)]);
+      const handle = await start(mr, 'durableStreamTextWorkflow', { model: m.name, prompt: 'hi', read });
+      const end = await runEnd(handle);
+      expect(end.taskFailure).toBeUndefined();
+      expect(end.status).toBe('FAILED');
+      expect(end.cause).toMatchObject({ type: 'ModelCallFailed', nonRetryable: true });
+      expect(fx.lp.requestCount(m.id)).toBe(1);
+      histories.push({ workflowId: handle.workflowId, history: await handle.fetchHistory() });
+    },
+  );
+
+  it("hands streamText's failure to the code that reads it, never to onError", async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [fail(400)]);
+    const run = await finish<unknown>(
+      await start(mr, 'durableStreamCaughtWorkflow', { model: m.name, prompt: 'hi' }),
+    );
+    expect(run.result).toEqual({
+      textStream: 'ModelCallFailed',
+      steps: 'ModelCallFailed',
+      consumeStream: 'resolved',
+      onErrorCalls: 0,
+    });
+  });
+
+  it('fails the run with the refusal when streamText carries a credential header, before any request', async () => {
+    const m = fx.model();
+    const handle = await start(mr, 'durableStreamTextWorkflow', {
+      model: m.name,
+      prompt: 'hi',
+      read: 'textStream',
+      headers: { authorization: 'Bearer nope' },
+    });
+    const end = await runEnd(handle);
+    expect(end.status).toBe('FAILED');
+    expect(end.cause).toMatchObject({ type: 'InvalidModelCallInput' });
+    expect(String((end.cause as Error).message)).toContain('headers.authorization');
+    expect(fx.lp.requestCount(m.id)).toBe(0);
+  });
+
+  it('streams the answer of streamText whole, and ends the run CANCELED when it is cancelled', async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok(undefined, { chunks: WORDS }), hang()]);
+    const done = await finish<{ text: string }>(
+      await start(mr, 'durableStreamTextWorkflow', { model: m.name, prompt: 'hi', read: 'fullStream' }),
+    );
+    expect(done.result?.text).toBe(ANSWER);
+    const handle = await start(mr, 'durableStreamTextWorkflow', {
+      model: m.name,
+      prompt: 'hi',
+      read: 'textStream',
+    });
+    await until('the request', () => (fx.lp.requestCount(m.id) === 2 ? true : undefined));
+    await handle.cancel();
+    const end = await runEnd(handle);
+    expect(end.status).toBe('CANCELLED');
+    expect(end.cause).toBeInstanceOf(CancelledFailure);
+    await fx.lp.idle();
+    expect(fx.lp.requests(m.id)[1]?.outcome).toBe('client-aborted');
+    histories.push({ workflowId: handle.workflowId, history: await handle.fetchHistory() });
+  });
+
+  it.each(['generateText', 'streamText'] as const)(
+    'cancels the call when the abort signal given to %s aborts: the request rejects with its reason',
+    async (via) => {
+      const m = fx.model();
+      fx.lp.script(m.id, [hang()]);
+      const run = await finish<{ text?: string; rejected?: unknown }>(
+        await start(mr, 'durableAbortWorkflow', { model: m.name, prompt: 'hi', abortAfterMs: 1000, via }),
+      );
+      expect(run.result).toEqual({ rejected: 'stopped by the workflow' });
+      // generateText awaits the call's end; streamText rejects its results itself at the abort, and this run ends
+      // then, with the call's cancellation under way (its record still running), yet it reaches the provider.
+      expect(run.records.map((r) => r.outcome)).toEqual([
+        via === 'generateText' ? 'cancelled' : expect.stringMatching(/^(running|cancelled)$/),
+      ]);
+      await fx.lp.idle();
+      expect(fx.lp.requests(m.id).map((r) => r.outcome)).toEqual(['client-aborted']);
+    },
+  );
 
   it('gives a Worker the activities and a Worker and a Client the data converter through ModelRetryPlugin', async () => {
     const marker = 'PLUGIN-MARKER-4d1e: what is the weather in Lyon?';

@@ -336,6 +336,59 @@ describe('model-retry call, cancel and worker --providers against a real server'
     expect(fx.lp.requestCount(m.id)).toBe(2);
   });
 
+  it('sends --image bytes and --header to the provider, in one user message with the prompt', async () => {
+    const { env } = await worker();
+    const m = fx.model();
+    fx.lp.script(m.id, [ok('a red pixel')]);
+    const pixel = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+    const image = join(dir, 'pixel.png');
+    writeFileSync(image, pixel);
+    const { code, stdout, stderr } = await runCli(
+      [
+        'call',
+        '--model',
+        m.name,
+        '--prompt',
+        'what is this?',
+        '--image',
+        image,
+        '--header',
+        'X-Trace-Id:t-1',
+        '--no-retry',
+        '--json',
+      ],
+      env,
+    );
+    expect(code, stderr).toBe(0);
+    expect(parse(stdout).output?.text).toBe('a red pixel');
+    const [request] = fx.lp.requests(m.id);
+    expect(request?.headers['x-trace-id']).toBe('t-1');
+    const body = request?.body as { messages: { role: string; content: unknown }[] };
+    expect(body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${pixel.toString('base64')}` } },
+      ],
+    });
+  });
+
+  it('refuses an --image that takes the input over 2 MB without a payload store, naming it (exit 2)', async () => {
+    const { env } = await worker();
+    const m = fx.model();
+    const image = join(dir, 'large.png');
+    writeFileSync(image, Buffer.alloc(2_000_000, 7));
+    const { code, stdout, stderr } = await runCli(
+      ['call', '--model', m.name, '--prompt', 'hi', '--image', image, '--no-retry'],
+      env,
+    );
+    expect(code, stderr).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`\`--image ${image}\`: is 2.5 MB`);
+    expect(stderr).toContain('MODEL_RETRY_PAYLOAD_STORE');
+    expect(fx.lp.requestCount(m.id)).toBe(0);
+  });
+
   it('worker --providers FILE serves calls, and exits 0 on SIGINT', async () => {
     const providers = join(dir, 'providers.json');
     writeFileSync(

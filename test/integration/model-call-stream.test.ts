@@ -63,7 +63,11 @@ describe('streamed model calls', () => {
     await reader.done;
     expect(run.result?.output.text).toBe(ANSWER);
     expect(reader.text()).toBe(ANSWER);
-    expect(reader.items.filter((i) => i.kind === 'delta')).toHaveLength(WORDS.length);
+    const deltas = reader.items.flatMap((i) => (i.kind === 'delta' ? [i.delta] : []));
+    // Each text delta once, then the AI SDK's finish part (no text) of the accepted answer.
+    expect(deltas.filter((d) => d.text !== '')).toHaveLength(WORDS.length);
+    expect(deltas.map((d) => d.part?.type)).toEqual([...WORDS.map(() => undefined), 'finish']);
+    expect(deltas.at(-1)?.part).toMatchObject({ type: 'finish', finishReason: { unified: 'stop' } });
     expect(fx.lp.requests(m.id)[0]?.stream).toBe(true);
     expect(run.records).toMatchObject([{ outcome: 'succeeded', streamedDeltas: WORDS.length }]);
     const events = reader.items.flatMap((i) => (i.kind === 'event' ? [i.event] : []));
@@ -79,6 +83,35 @@ describe('streamed model calls', () => {
     expect(events.slice(1)).toEqual([
       { type: 'stop', callId: 'c1', stopReason: 'succeeded', modelCallId: 'c1.1' },
     ]);
+  });
+
+  it("gives subscribers the AI SDK's parts besides the text, each once, and the record counts them delivered", async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [
+      ok(undefined, { chunks: WORDS, chunkDelayMs: 5, reasoning: { text: 'Think first.' } }),
+    ]);
+    const handle = await startModelCall(
+      fx.temporal.client,
+      { model: m.name, prompt: 'hi', stream: { batchMs: 20 } },
+      { taskQueue: worker.taskQueue },
+    );
+    const reader = collect(fx, handle.workflowId);
+    const run = await finishCall(fx, handle);
+    await reader.done;
+    const deltas = reader.items.flatMap((i) => (i.kind === 'delta' ? [i.delta] : []));
+    const types = deltas.map((d) => d.part?.type ?? 'text');
+    expect(types[0]).toBe('reasoning-start');
+    expect(types.filter((t) => t === 'reasoning-start')).toHaveLength(1);
+    expect(types.filter((t) => t === 'finish')).toHaveLength(1);
+    expect(types.at(-1)).toBe('finish');
+    const reasoning = deltas
+      .flatMap((d) => (d.part?.type === 'reasoning-delta' ? [d.part.delta] : []))
+      .join('');
+    expect(reasoning).toBe('Think first.');
+    expect(reader.text()).toBe(ANSWER);
+    // Every item but the finish counts as delivered (the answer could not be sent again).
+    expect(run.records).toMatchObject([{ outcome: 'succeeded', streamedDeltas: deltas.length - 1 }]);
+    expect(run.result?.output.content?.[0]).toMatchObject({ type: 'reasoning', text: 'Think first.' });
   });
 
   it('retries a failure before the first delta, and the caller sees one clean answer', async () => {

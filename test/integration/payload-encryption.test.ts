@@ -265,11 +265,11 @@ describe('encrypted payloads: AES-256-GCM on workers and clients', () => {
       expect(response.status).toBe(200);
       const decoded = Payloads.fromObject(JSON.parse(await response.text()) as object);
       const input = JSON.parse(Buffer.from(decoded.payloads[0]?.data ?? []).toString()) as {
-        messages: unknown[];
+        request: { prompt: unknown[] };
       };
-      expect(input.messages).toEqual([
+      expect(input.request.prompt).toEqual([
         { role: 'system', content: SYSTEM },
-        { role: 'user', content: PROMPT },
+        { role: 'user', content: [{ type: 'text', text: PROMPT }] },
       ]);
 
       // The Temporal CLI, pointed at the endpoint, shows the history decoded; without it, it cannot.

@@ -59,6 +59,7 @@ describe('tools and settings are checked before anything starts', () => {
     const started = run.history.events?.[0]?.workflowExecutionStartedEventAttributes;
     expect(firstPayload<ModelCallInput>(started?.input)?.tools).toEqual([
       {
+        type: 'function',
         name: 'weather',
         description: 'the weather in a city',
         inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', ...CITY },

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { IMAGE_TOKENS } from '../../common/token-estimate.js';
 import type { Backend, Fault, Moment, Neighbour, PlanShape, RetryAfter, Scenario } from './scenario.js';
 
 /**
@@ -195,6 +196,10 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         { weight: 1, arbitrary: fc.array(neighbour, { minLength: 1, maxLength: 2 }) },
       ),
       shareFleet: fc.boolean(),
+      parts: fc.oneof(
+        { weight: 2, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
     },
     { requiredKeys: ['chain', 'plan', 'stream'] },
   )
@@ -211,7 +216,11 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     const out: Scenario = { chain, plan: s.plan, stream: s.stream };
     if (s.cancel !== undefined) out.cancel = s.cancel;
     if (s.kill !== undefined && s.cancel === undefined) out.kill = s.kill;
-    if (s.budget !== undefined) out.budget = s.budget;
+    if (s.parts === true) out.parts = true;
+    // An image counts a fixed number of input tokens: the budget grows by it, so that it still meets the outputs.
+    if (s.budget !== undefined)
+      out.budget =
+        s.parts === true ? { maxTotalTokens: s.budget.maxTotalTokens + IMAGE_TOKENS + 20 } : s.budget;
     if (s.health === true) out.health = true;
     if (s.limits !== undefined) out.limits = s.limits;
     if (s.secondWorker === true) out.secondWorker = true;

@@ -14,6 +14,7 @@ import { attemptsQuery } from '../../workflows/call/call-log.js';
 import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
+import { requestOf } from './scenario.js';
 import type { Moment, PlanShape, Scenario } from './scenario.js';
 
 /** Everything seen of one call's run, from every side: what the invariants are checked on. */
@@ -64,7 +65,7 @@ export async function startCall(
   const retry = retryOf(s.plan);
   const input: ModelCallInput = {
     model: models.length === 1 ? (models[0] as string) : models,
-    prompt: 'scenario',
+    ...requestOf(s),
     retry,
     ...(s.stream ? { stream: { batchMs: 20 } } : {}),
     ...(s.budget ? { budget: s.budget } : {}),

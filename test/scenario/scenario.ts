@@ -1,3 +1,4 @@
+import type { ModelCallInput } from '../../common/call.js';
 /**
  * A scenario of the randomized suite: plain data that fast-check generates and shrinks, and that the runner
  * turns into loopback scripts, a call's input, and the moments at which it cancels the call or kills its worker.
@@ -106,6 +107,38 @@ export interface Scenario {
    * meet the main call's scripts (a streamed step answers a plain request with the whole answer).
    */
   scriptsStream?: boolean;
+  /**
+   * The call sends a multi-part request (a system message, a user message with text and an image, provider options
+   * on the message) instead of the plain prompt.
+   */
+  parts?: boolean;
+}
+
+/** A 1x1 PNG: the image of a multi-part scenario request. */
+const PIXEL = new Uint8Array([
+  137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 31, 21,
+  196, 137, 0, 0, 0, 13, 73, 68, 65, 84, 120, 156, 99, 248, 207, 192, 240, 31, 0, 5, 0, 1, 255, 137, 153, 61,
+  29, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
+]);
+
+/** What a scenario's call sends: the plain prompt, or a multi-part request. */
+export function requestOf(
+  s: Pick<Scenario, 'parts'>,
+): Pick<ModelCallInput, 'prompt' | 'system' | 'messages'> {
+  if (s.parts !== true) return { prompt: 'scenario' };
+  return {
+    system: 'You answer scenarios.',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'scenario' },
+          { type: 'image', image: PIXEL, mediaType: 'image/png' },
+        ],
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+      },
+    ],
+  };
 }
 
 /** A short, readable line for a scenario (what a failing case prints besides its JSON). */
@@ -122,6 +155,7 @@ export function describeScenario(s: Scenario): string {
     s.health ? 'health' : '',
     s.limits ? `limits:${JSON.stringify(s.limits)}` : '',
     s.secondWorker ? 'second worker process' : '',
+    s.parts ? 'multi-part request' : '',
   ].filter(Boolean);
   const main = `${chain} | ${plan}${extra.length ? ` | ${extra.join(' ')}` : ''}`;
   return [main, ...(s.neighbours ?? []).map((n, i) => `  neighbour ${i + 1}: ${describeNeighbour(n)}`)].join(

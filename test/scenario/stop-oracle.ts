@@ -2,7 +2,10 @@ import { budgetStop } from '../../policy/index.js';
 import type { BudgetOutlook } from '../../policy/index.js';
 import type { AttemptRecord } from '../../common/call.js';
 import { jsonBytes } from '../../workflows/turn/turn-input.js';
+import { estimateInputTokens } from '../../common/token-estimate.js';
+import { messagesOf } from '../../workflows/call/call-input.js';
 import { intendedAction } from './expected.js';
+import { requestOf } from './scenario.js';
 import type { Fault, Scenario } from './scenario.js';
 
 /** A broken invariant; `known` names the defect already being fixed elsewhere, when it is that one. */
@@ -134,8 +137,9 @@ function budgetOutlook(s: Scenario, attempts: Attempt[], models: readonly string
     backends: models,
     attempts: attempts.map((x) => x.record),
     pricing: {},
-    // What the workflow measures: the conversation the attempt sends (the runner's prompt).
-    inputBytes: jsonBytes({ messages: [{ role: 'user', content: 'scenario' }] }),
+    // What the workflow measures: the conversation the attempt sends (the runner's prompt), and its estimate per part.
+    inputBytes: jsonBytes({ prompt: messagesOf({ model: 'x:y', ...requestOf(s) }) }),
+    inputTokens: estimateInputTokens({ prompt: messagesOf({ model: 'x:y', ...requestOf(s) }) }),
   };
 }
 

@@ -8,7 +8,7 @@ import type {
 import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { addSpent, NOTHING_SPENT } from '../../policy/index.js';
-import type { Budget, RetryPlan, Spent } from '../../policy/index.js';
+import type { Budget, RetryPlan } from '../../policy/index.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 import type { ModelCallInput, ModelCallResult } from '../../common/call.js';
 import type { StreamOptions } from '../../common/stream.js';
@@ -19,11 +19,15 @@ import { callModel } from '../call/model-call.js';
 import { InvalidModelCallInputError } from '../call/input-error.js';
 import { inputFailure } from '../call/input-failure.js';
 import { convertRequest } from './prompt.js';
-import { generateResult, streamParts } from './result.js';
+import { generateResult, modelOf, providerOf, streamParts } from './result.js';
+import { ownSpent, planOf, runCancellable } from './model-requests.js';
 
 /** How a durable model's requests run. Every field is plain JSON except `workflowStream`. */
 export interface DurableModelOptions {
-  /** The retry plan of every request (see `RetryPlan`); absent or `false`: one attempt per request. */
+  /**
+   * The retry plan of every request (see `RetryPlan`). Absent: {@link DEFAULT_DURABLE_MODEL_PLAN} (about the AI
+   * SDK's own default: 3 attempts, 2 s then 4 s apart, retry-after honoured up to 60 s); `false`: one attempt.
+   */
   retry?: RetryPlan | false;
   /** An absolute deadline (ISO) for every request; not with `deadlineInMs`. */
   deadline?: string;
@@ -59,16 +63,28 @@ const OPTION_KEYS: readonly string[] = [
 /** What a call's input may carry beyond `ModelCallInput` on this branch: structured output. */
 type RequestInput = ModelCallInput & { output?: { schema: Record<string, unknown>; repairs?: number } };
 
+/** How one request runs: cancelled by the AI SDK's abort signal, or by the caller (a stream that was cancelled). */
+interface RequestControl {
+  signal?: AbortSignal;
+  /** Whether the caller may cancel it (a stream's reader): it then runs in a cancellable scope of its own. */
+  cancellable?: boolean;
+  /** Set by the request when it is cancellable: cancels it (its scope), as a host cancel would. */
+  cancel?: () => void;
+}
+
 /**
  * An AI SDK `LanguageModel` (specification v4, what `ai` 7 expects) for workflow code: every request the AI SDK
  * makes of it (`generateText`, `streamText`, `generateObject`, each step of a tool loop) is one durable model call
- * (`callModel`): its attempts are activities classified by model-retry, its waits durable timers, `model` a chain
- * of backends (`provider:model`). The retry-after times a backend answered with are kept across the requests of
- * one model object, as an agent turn keeps them across its steps.
+ * (`callModel`) carrying the AI SDK's request whole: its attempts are activities classified by model-retry, its
+ * waits durable timers, `model` a chain of backends (`provider:model`). The retry-after times a backend answered
+ * with are kept across the requests of one model object, as an agent turn keeps them across its steps.
+ *
+ * `modelId` and `provider` name the chain's first backend as the AI SDK would without model-retry (`gpt-4o-mini`,
+ * `openai`), so its telemetry names spans the same; the backend that answered is in `providerMetadata.modelRetry`.
  */
 export class DurableLanguageModel implements LanguageModelV4 {
   readonly specificationVersion = 'v4';
-  readonly provider = 'model-retry';
+  readonly provider: string;
   readonly modelId: string;
   /** Every URL: the sandbox has no fetch, so the AI SDK must never download a file here. */
   readonly supportedUrls: Record<string, RegExp[]> = { '*': [/^/] };
@@ -90,54 +106,89 @@ export class DurableLanguageModel implements LanguageModelV4 {
       throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
     }
     this.chain = typeof model === 'string' ? [model] : [...model];
-    this.modelId = this.chain.join(',');
+    const first = String(this.chain[0] ?? '');
+    this.modelId = modelOf(first);
+    this.provider = providerOf(first);
   }
 
   async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
     const stream = this.options.stream === undefined ? false : this.options.stream;
-    return generateResult(await this.call(options, stream));
+    const control: RequestControl = options.abortSignal ? { signal: options.abortSignal } : {};
+    return generateResult(await this.call(options, stream, control));
   }
 
+  /**
+   * Resolves at once with the stream of the answer. The call runs meanwhile; its answer is replayed as stream
+   * parts when it ends, and a call that fails (`ModelCallFailed`, a cancellation, an input refused) errors the
+   * stream with that failure: never an `error` part, which the AI SDK would hand to `onError` and swallow.
+   */
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-    const result = await this.call(options, this.options.stream ?? true);
-    const parts = streamParts(result);
+    const control: RequestControl = {
+      cancellable: true,
+      ...(options.abortSignal ? { signal: options.abortSignal } : {}),
+    };
+    let ended = false;
+    const end = (then: () => void): void => {
+      if (ended) return;
+      ended = true;
+      try {
+        then();
+      } catch {
+        // The stream was cancelled or errored meanwhile: nobody reads it any more.
+      }
+    };
+    // The AI SDK reads the response's headers when the step finishes: filled in before the parts are enqueued.
+    const response: NonNullable<LanguageModelV4StreamResult['response']> = {};
     const stream = new ReadableStream<LanguageModelV4StreamPart>({
-      start(controller) {
-        for (const part of parts) controller.enqueue(part);
-        controller.close();
+      start: (controller) => {
+        this.call(options, this.options.stream ?? true, control).then(
+          (result) => {
+            let parts: LanguageModelV4StreamPart[];
+            try {
+              parts = streamParts(result);
+              const headers = result.output.response?.headers;
+              if (headers !== undefined) response.headers = headers;
+            } catch (error) {
+              end(() => controller.error(error));
+              return;
+            }
+            end(() => {
+              for (const part of parts) controller.enqueue(part);
+              controller.close();
+            });
+          },
+          (failure: unknown) => end(() => controller.error(failure)),
+        );
+      },
+      cancel: () => {
+        // Nobody wants the answer any more (the AI SDK was aborted, or its reader stopped): the call stops.
+        ended = true;
+        control.cancel?.();
       },
     });
-    return { stream };
+    return { stream, response };
   }
 
   private async call(
     options: LanguageModelV4CallOptions,
     stream: boolean | StreamOptions,
+    control: RequestControl,
   ): Promise<ModelCallResult> {
-    let input: RequestInput;
-    try {
-      const request = convertRequest(options);
-      // A structured answer is validated whole, so it is not streamed (model-retry refuses `stream` with a
-      // schema); `streamText` with `Output.object` gets its parts when the attempt ends.
-      const streams = stream !== false && request.output === undefined;
-      input = {
-        model: this.chain,
-        ...request,
-        ...this.plan(),
-        ...(streams ? { stream } : {}),
-        ...(this.options.budget !== undefined ? { budget: this.options.budget } : {}),
-      };
-    } catch (error) {
-      throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
-    }
+    const request = convertRequest(options);
+    // A structured answer is validated whole, so it is not streamed (model-retry refuses `stream` with a
+    // schema); `streamText` with `Output.object` gets its parts when the attempt ends.
+    const streams = stream !== false && request.output === undefined;
+    const input: RequestInput = {
+      model: this.chain,
+      ...request,
+      ...this.plan(),
+      ...(streams ? { stream } : {}),
+      ...(this.options.budget !== undefined ? { budget: this.options.budget } : {}),
+    };
     // Requests made at once (a `Promise.all` over one model) are each given what was spent before them.
     const before = this.spent;
     try {
-      const result = await callModel(input, {
-        notBefore: this.notBefore,
-        ...(before ? { spentBefore: before } : {}),
-        ...(this.options.workflowStream ? { stream: this.options.workflowStream } : {}),
-      });
+      const result = await this.run(input, before, control);
       this.count(result.spent, before, result.usage?.outputTokens);
       return result;
     } catch (error) {
@@ -147,6 +198,31 @@ export class DurableLanguageModel implements LanguageModelV4 {
       }
       throw error;
     }
+  }
+
+  /**
+   * The call, in a cancellable scope of its own when it may be cancelled alone (an abort signal, a stream): the
+   * signal cancels it as a host cancel would, and it then rejects with the signal's reason. A cancellation of the
+   * workflow itself rejects with Temporal's own `CancelledFailure`, so the run ends cancelled.
+   */
+  private async run(
+    input: RequestInput,
+    before: SpentBefore | undefined,
+    control: RequestControl,
+  ): Promise<ModelCallResult> {
+    const callOptions = {
+      notBefore: this.notBefore,
+      ...(before ? { spentBefore: before } : {}),
+      ...(this.options.workflowStream ? { stream: this.options.workflowStream } : {}),
+    };
+    const { signal } = control;
+    // No scope (each is promises Temporal's sandbox tracks) for a request nothing but the host may cancel.
+    if (signal === undefined && control.cancellable !== true) return callModel(input, callOptions);
+    return runCancellable(
+      () => callModel(input, callOptions),
+      signal,
+      (cancel) => (control.cancel = cancel),
+    );
   }
 
   /**
@@ -160,21 +236,14 @@ export class DurableLanguageModel implements LanguageModelV4 {
     outputTokens: number | undefined,
   ): void {
     if (spent === undefined) return;
-    const own = minus(spent, before?.spent ?? NOTHING_SPENT);
+    const own = ownSpent(spent, before?.spent ?? NOTHING_SPENT);
     const largestOutput = Math.max(this.spent?.largestOutput ?? 0, outputTokens ?? 0);
     this.spent = { spent: addSpent(this.spent?.spent ?? NOTHING_SPENT, own), largestOutput };
   }
 
-  /** The plan with the model's deadline in it; a deadline without a plan bounds a single attempt. */
-  private plan(): { retry?: RetryPlan } {
-    const { retry, deadline, deadlineInMs, reserveMs } = this.options;
-    const bounds = {
-      ...(deadline !== undefined ? { deadline } : {}),
-      ...(deadlineInMs !== undefined ? { deadlineInMs } : {}),
-      ...(reserveMs !== undefined ? { reserveMs } : {}),
-    };
-    if (Object.keys(bounds).length === 0) return retry ? { retry } : {};
-    return { retry: retry ? { ...retry, ...bounds } : { maxAttempts: 1, ...bounds } };
+  /** The plan of every request (see `planOf`). */
+  private plan(): { retry: RetryPlan | false } {
+    return { retry: planOf(this.options) };
   }
 }
 
@@ -188,14 +257,4 @@ export function durableModel(
   options: DurableModelOptions = {},
 ): DurableLanguageModel {
   return new DurableLanguageModel(model, options);
-}
-
-/** What `a` spent beyond `b` (a call's own part of its `spent`). */
-function minus(a: Spent, b: Spent): Spent {
-  return {
-    inputTokens: a.inputTokens - b.inputTokens,
-    outputTokens: a.outputTokens - b.outputTokens,
-    totalTokens: a.totalTokens - b.totalTokens,
-    costUsd: a.costUsd - b.costUsd,
-  };
 }

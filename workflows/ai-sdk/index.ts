@@ -4,7 +4,14 @@
  * APIs it needs in the sandbox.
  */
 export { durableModel, DurableLanguageModel } from './durable-model.js';
+export { DEFAULT_DURABLE_MODEL_PLAN } from './model-requests.js';
 export type { DurableModelOptions } from './durable-model.js';
+export {
+  durableEmbeddingModel,
+  DurableEmbeddingModel,
+  DEFAULT_MAX_EMBEDDINGS_PER_CALL,
+} from './durable-embedding-model.js';
+export type { DurableEmbeddingModelOptions } from './durable-embedding-model.js';
 export { convertRequest } from './prompt.js';
 export type { ConvertedRequest } from './prompt.js';
 export type { ModelRetryMetadata } from './result.js';

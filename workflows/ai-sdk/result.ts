@@ -1,6 +1,7 @@
 /**
- * A model call's result as the AI SDK expects a model's answer: `doGenerate`'s result, or the parts `doStream`
- * replays once the attempt has ended (its deltas reached outside subscribers as they came).
+ * A model call's result as the AI SDK expects a model's answer, whole: `doGenerate`'s result (the provider's
+ * content in order, warnings, finish reason, response metadata, provider metadata and usage), or the parts
+ * `doStream` replays once the attempt has ended (its deltas reached outside subscribers as they came).
  */
 import type {
   LanguageModelV4Content,
@@ -8,9 +9,12 @@ import type {
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
+  SharedV4ProviderMetadata,
+  SharedV4Warning,
 } from '@ai-sdk/provider';
 import type { Usage } from '../../common/attempt.js';
-import type { ModelCallResult } from '../../common/call.js';
+import type { CallOutput, ModelCallResult } from '../../common/call.js';
+import type { WireContent } from '../../common/request.js';
 
 const UNIFIED = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
 
@@ -27,43 +31,66 @@ export interface ModelRetryMetadata {
 
 /** The answer as `doGenerate` returns it. */
 export function generateResult(result: ModelCallResult): LanguageModelV4GenerateResult {
-  const content: LanguageModelV4Content[] = [];
-  // A structured answer goes back as the object model-retry validated, not the raw text (which a provider asked
-  // through instructions may have wrapped in a code fence the AI SDK's own parser would refuse).
-  const text = result.output.object !== undefined ? JSON.stringify(result.output.object) : result.output.text;
-  if (text !== '') content.push({ type: 'text', text });
-  for (const call of result.output.toolCalls) {
-    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.args });
-  }
+  const output = result.output;
   return {
-    content,
-    finishReason: finishReasonOf(result.output.finishReason),
+    content: contentOf(output),
+    finishReason: finishReasonOf(output),
     usage: usageOf(result.usage),
-    providerMetadata: { modelRetry: metadataOf(result) },
-    response: {
-      ...(result.responseId !== undefined ? { id: result.responseId } : {}),
-      modelId: result.model,
+    providerMetadata: {
+      ...((output.providerMetadata ?? {}) as SharedV4ProviderMetadata),
+      modelRetry: metadataOf(result),
     },
-    warnings: [],
+    response: responseOf(result),
+    warnings: (output.warnings ?? []) as SharedV4Warning[],
   };
 }
 
-/** The answer as the parts of a stream: the whole text as one delta, then the tool calls, then the finish. */
+/**
+ * The answer as the parts of a stream: its metadata, then every content part in order (text and reasoning each
+ * as one start, one delta and one end; a tool call as its input's start, delta and end, then the call; files,
+ * sources, tool results as they are), then the finish.
+ */
 export function streamParts(result: ModelCallResult): LanguageModelV4StreamPart[] {
   const answer = generateResult(result);
+  const { headers: _headers, ...metadata } = answer.response ?? {};
   const parts: LanguageModelV4StreamPart[] = [
-    { type: 'stream-start', warnings: [] },
-    { type: 'response-metadata', ...answer.response },
+    { type: 'stream-start', warnings: answer.warnings },
+    { type: 'response-metadata', ...metadata },
   ];
   answer.content.forEach((c, i) => {
-    if (c.type === 'text') {
-      const id = `text-${i}`;
-      parts.push(
-        { type: 'text-start', id },
-        { type: 'text-delta', id, delta: c.text },
-        { type: 'text-end', id },
-      );
-    } else if (c.type === 'tool-call') parts.push(c);
+    const meta = c.providerMetadata !== undefined ? { providerMetadata: c.providerMetadata } : {};
+    switch (c.type) {
+      case 'text': {
+        const id = `text-${i}`;
+        parts.push({ type: 'text-start', id, ...meta });
+        if (c.text !== '') parts.push({ type: 'text-delta', id, delta: c.text });
+        parts.push({ type: 'text-end', id, ...meta, ...(c.citations ? { citations: c.citations } : {}) });
+        return;
+      }
+      case 'reasoning': {
+        const id = `reasoning-${i}`;
+        parts.push({ type: 'reasoning-start', id, ...meta });
+        if (c.text !== '') parts.push({ type: 'reasoning-delta', id, delta: c.text });
+        parts.push({ type: 'reasoning-end', id, ...meta });
+        return;
+      }
+      case 'tool-call': {
+        const id = c.toolCallId;
+        parts.push({
+          type: 'tool-input-start',
+          id,
+          toolName: c.toolName,
+          ...(c.providerExecuted !== undefined ? { providerExecuted: c.providerExecuted } : {}),
+          ...(c.dynamic !== undefined ? { dynamic: c.dynamic } : {}),
+          ...meta,
+        });
+        if (c.input !== '') parts.push({ type: 'tool-input-delta', id, delta: c.input });
+        parts.push({ type: 'tool-input-end', id }, c);
+        return;
+      }
+      default:
+        parts.push(c);
+    }
   });
   parts.push({
     type: 'finish',
@@ -74,8 +101,73 @@ export function streamParts(result: ModelCallResult): LanguageModelV4StreamPart[
   return parts;
 }
 
-function finishReasonOf(raw: string): LanguageModelV4FinishReason {
-  return { unified: (UNIFIED.has(raw) ? raw : 'other') as LanguageModelV4FinishReason['unified'], raw };
+/**
+ * The provider's content in order, decoded (a file's URL a `URL` again; file bytes stay a base64 string, which
+ * the specification takes). A structured answer's text is the object model-retry validated, not the raw text (which
+ * a provider asked through instructions may have wrapped in a code fence the AI SDK's own parser would refuse).
+ * A result without `content` (a streamed attempt, an older history) gives its text and tool calls.
+ */
+export function contentOf(output: CallOutput): LanguageModelV4Content[] {
+  const content: LanguageModelV4Content[] =
+    output.content !== undefined
+      ? output.content.map(fromWireContent)
+      : [
+          ...(output.text !== '' ? [{ type: 'text' as const, text: output.text }] : []),
+          ...output.toolCalls.map((call): LanguageModelV4Content => ({
+            type: 'tool-call',
+            toolCallId: call.id,
+            toolName: call.name,
+            input: call.args,
+          })),
+        ];
+  if (output.object === undefined) return content;
+  const json: LanguageModelV4Content = { type: 'text', text: JSON.stringify(output.object) };
+  const first = content.findIndex((c) => c.type === 'text');
+  const rest = content.filter((c) => c.type !== 'text');
+  if (first < 0) return [...rest, json];
+  // The object stands where the answer's text began; the other parts (reasoning, ...) keep their order.
+  const before = content.slice(0, first).filter((c) => c.type !== 'text').length;
+  return [...rest.slice(0, before), json, ...rest.slice(before)];
+}
+
+/** One part of an answer's content from its wire form: URLs of files as `URL`s, everything else as it is. */
+export function fromWireContent(part: WireContent): LanguageModelV4Content {
+  if ((part.type === 'file' || part.type === 'reasoning-file') && part.data.type === 'url') {
+    return { ...part, data: { ...part.data, url: new URL(part.data.url) } } as LanguageModelV4Content;
+  }
+  return part as LanguageModelV4Content;
+}
+
+function finishReasonOf(output: CallOutput): LanguageModelV4FinishReason {
+  const given = output.finishReason;
+  const unified = (UNIFIED.has(given) ? given : 'other') as LanguageModelV4FinishReason['unified'];
+  // The attempt keeps the provider's raw reason only where it differs from the unified one.
+  return { unified, raw: output.rawFinishReason ?? given };
+}
+
+/** The response's metadata: the provider's id, model id (else the answering backend's model), time and headers. */
+function responseOf(result: ModelCallResult): NonNullable<LanguageModelV4GenerateResult['response']> {
+  const r = result.output.response;
+  const id = r?.id ?? result.responseId;
+  const timestamp = r?.timestamp !== undefined ? new Date(r.timestamp) : undefined;
+  return {
+    ...(id !== undefined ? { id } : {}),
+    modelId: r?.modelId ?? modelOf(result.model),
+    ...(timestamp !== undefined && !Number.isNaN(timestamp.getTime()) ? { timestamp } : {}),
+    ...(r?.headers !== undefined ? { headers: r.headers } : {}),
+  };
+}
+
+/** The model of a backend name without its provider (`openai:gpt-4o-mini` -> `gpt-4o-mini`). */
+export function modelOf(backend: string): string {
+  const colon = backend.indexOf(':');
+  return colon < 0 ? backend : backend.slice(colon + 1);
+}
+
+/** The provider of a backend name (`openai:gpt-4o-mini` -> `openai`). */
+export function providerOf(backend: string): string {
+  const colon = backend.indexOf(':');
+  return colon < 0 ? backend : backend.slice(0, colon);
 }
 
 function metadataOf(result: ModelCallResult): ModelRetryMetadata {
@@ -87,17 +179,25 @@ function metadataOf(result: ModelCallResult): ModelRetryMetadata {
   };
 }
 
-/** Our usage as the AI SDK's: what the provider did not report stays `undefined`, never 0. */
+/**
+ * Our usage as the AI SDK's: what the provider did not report stays `undefined`, never 0. `inputTokens` counts
+ * every input token (cache reads and writes included), so the uncached part is what remains of it.
+ */
 export function usageOf(usage: Usage | undefined): LanguageModelV4Usage {
   const u = usage ?? {};
-  const cached = u.cachedInputTokens;
+  const cacheRead = u.cachedInputTokens;
+  const cacheWrite = u.cacheWriteInputTokens;
   const reasoning = u.reasoningTokens;
+  const cached = cacheRead !== undefined || cacheWrite !== undefined;
   return {
     inputTokens: {
       total: u.inputTokens,
-      noCache: u.inputTokens !== undefined && cached !== undefined ? u.inputTokens - cached : undefined,
-      cacheRead: cached,
-      cacheWrite: undefined,
+      noCache:
+        u.inputTokens !== undefined && cached
+          ? u.inputTokens - (cacheRead ?? 0) - (cacheWrite ?? 0)
+          : undefined,
+      cacheRead,
+      cacheWrite,
     },
     outputTokens: {
       total: u.outputTokens,

@@ -7,7 +7,7 @@ import type { CallSetup } from './call-setup.js';
 /** What an attempt's input takes besides the call and its record. */
 export interface AttemptExtras {
   /** The conversation as this attempt sends it (a repair's corrections appended). */
-  messages: ModelRequestInput['messages'];
+  messages: ModelRequestInput['request']['prompt'];
   /** The decision that led to this attempt (absent on the first). */
   after: AttemptCause | undefined;
   /** The backend was cooling when the workflow asked: the attempt sends nothing (see `routeOf`). */
@@ -23,7 +23,7 @@ export function attemptRequest(
   record: AttemptRecord,
   { messages, after, held }: AttemptExtras,
 ): ModelRequestInput {
-  const { input, plan, tools, stream, output } = call;
+  const { input, plan, request, stream, output } = call;
   const spendUntil = spendUntilMs(plan);
   return {
     workflowId: workflowInfo().workflowId,
@@ -32,9 +32,7 @@ export function attemptRequest(
     modelCallId: record.modelCallId,
     backend: record.backend,
     model: record.model,
-    messages,
-    ...(tools ? { tools } : {}),
-    ...(input.settings ? { settings: input.settings } : {}),
+    request: messages === request.prompt ? request : { ...request, prompt: messages },
     timeoutMs: attemptTimeoutMs(plan, Date.parse(record.startedAt)),
     ...(spendUntil === undefined ? {} : { spendUntil }),
     minAttemptMs: plan.minAttemptMs,

@@ -77,6 +77,8 @@ export function watchBudget(
     backends: string[];
     records: readonly AttemptRecord[];
     inputBytes: number;
+    /** The input estimate per part (see `estimateInputTokens`). */
+    inputTokens?: number;
     maxOutputTokens: number | undefined;
     before: SpentBefore | undefined;
   },
@@ -94,6 +96,7 @@ export function watchBudget(
     pricing,
     ...(config === undefined ? { pricingUnknown: true } : {}),
     inputBytes: setup.inputBytes,
+    ...(setup.inputTokens !== undefined ? { inputTokens: setup.inputTokens } : {}),
     ...(setup.maxOutputTokens !== undefined ? { maxOutputTokens: setup.maxOutputTokens } : {}),
     ...(setup.before ? { before: setup.before.spent, largestOutputBefore: setup.before.largestOutput } : {}),
   };

@@ -1,5 +1,9 @@
-import type { ChatMessage, ToolDefinition } from '../../common/attempt.js';
 import type { ModelCallInput } from '../../common/call.js';
+import { toWireMessages } from '../../common/messages.js';
+import { REQUEST_SPEC, toWire } from '../../common/request.js';
+import type { WireMessage, WireRequest, WireTool } from '../../common/request.js';
+import { checkHeaders, checkProviderOptions, checkUrlUserinfo } from '../../common/request-secrets.js';
+import type { AllowHeaders } from '../../common/request-secrets.js';
 import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } from '../../common/stream.js';
 
 import { budgetProblems } from '../../policy/index.js';
@@ -8,10 +12,24 @@ import { checkSettings } from './call-settings.js';
 import { toolsOf } from './call-tools.js';
 import { outputOf } from './call-output.js';
 import type { CheckedOutput } from './call-output.js';
+import { plainTools } from './call-tools.js';
+import { embedRequest } from './call-embed.js';
 
 export { InvalidModelCallInputError } from './input-error.js';
 export { checkSettings, SETTINGS_FIELDS } from './call-settings.js';
 export { plainTools, toolsOf } from './call-tools.js';
+
+/**
+ * The call input as it crosses into Temporal: tools as plain JSON (the AI SDK's record shape converted), messages
+ * in wire form (bytes as base64, URLs as strings), provider options and headers JSON-safe. Checked first.
+ */
+export function plainInput(input: ModelCallInput): ModelCallInput {
+  const withTools = plainTools(input);
+  const out: ModelCallInput = { ...withTools };
+  if (input.messages !== undefined) out.messages = toWireMessages(input.messages);
+  if (input.providerOptions !== undefined) out.providerOptions = toWire(input.providerOptions);
+  return out;
+}
 export { outputOf } from './call-output.js';
 
 const MODEL_NAME = /^[A-Za-z0-9_.-]+:\S+$/;
@@ -21,11 +39,16 @@ const KNOWN_KEYS = new Set([
   'system',
   'messages',
   'tools',
+  'toolChoice',
   'settings',
+  'providerOptions',
+  'headers',
+  'responseFormat',
   'retry',
   'stream',
   'output',
   'budget',
+  'embed',
 ]);
 
 /** The backend chain of a call, checked: one or more `provider:model` names. */
@@ -48,25 +71,40 @@ export function backendsOf(input: ModelCallInput): string[] {
   return models;
 }
 
-/** The conversation a call sends: `system`, then `messages`, then `prompt` as a user message. */
-export function messagesOf(input: ModelCallInput): ChatMessage[] {
-  const out: ChatMessage[] = [];
+/**
+ * The conversation a call sends, in wire form: `system`, then `messages` (the AI SDK's `ModelMessage`s or the plain
+ * shape, converted), then `prompt` as a user message.
+ */
+export function messagesOf(input: ModelCallInput): WireMessage[] {
+  const out: WireMessage[] = [];
   if (input.system !== undefined) out.push({ role: 'system', content: input.system });
-  out.push(...(input.messages ?? []));
-  if (input.prompt !== undefined) out.push({ role: 'user', content: input.prompt });
+  if (input.messages !== undefined) out.push(...toWireMessages(input.messages));
+  if (input.prompt !== undefined) out.push({ role: 'user', content: [{ type: 'text', text: input.prompt }] });
   return out;
 }
 
+/** How a call's input is checked. */
+export interface CallInputChecks {
+  /**
+   * Credential headers let through by name (lower case), as the worker's `allowHeaders` says; `'any'` leaves the
+   * credential check of headers for later (the workflow makes it once it knows its worker's list). @default []
+   */
+  allowHeaders?: AllowHeaders;
+}
+
 /** Checks a call's input other than its retry plan (which `validatePlan` checks); throws on the first problem. */
-export function validateCallInput(input: unknown): asserts input is ModelCallInput {
-  checkCallInput(input);
+export function validateCallInput(
+  input: unknown,
+  checks: CallInputChecks = {},
+): asserts input is ModelCallInput {
+  checkCallInput(input, checks);
 }
 
 /** What `checkCallInput` found in a call's input, each part as the call uses it. */
 export interface CheckedCallInput {
   backends: string[];
-  messages: ChatMessage[];
-  tools: ToolDefinition[] | undefined;
+  /** What every attempt sends: the conversation, tools, settings and options in wire form. */
+  request: WireRequest;
   stream: { batchMs: number } | undefined;
   output: CheckedOutput | undefined;
 }
@@ -75,7 +113,7 @@ export interface CheckedCallInput {
  * `validateCallInput`, returning the parts it checked (`backendsOf`, `messagesOf`, `toolsOf`, `streamOf`,
  * `outputOf`), so that a call computes each once (issue 22: a turn's calls are checked at every step).
  */
-export function checkCallInput(input: unknown): CheckedCallInput {
+export function checkCallInput(input: unknown, checks: CallInputChecks = {}): CheckedCallInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new InvalidModelCallInputError(
       'input',
@@ -92,11 +130,24 @@ export function checkCallInput(input: unknown): CheckedCallInput {
   }
   const call = input as ModelCallInput;
   const backends = backendsOf(call);
+  if (call.embed !== undefined) {
+    const request = embedRequest(call, backends, checks.allowHeaders);
+    return { backends, request, stream: undefined, output: undefined };
+  }
   const stream = streamOf(call);
   const output = outputOf(call);
   const tools = toolsOf(call.tools);
   checkSettings(call.settings);
   checkBudget(call.budget);
+  checkHeaders(call.headers, checks.allowHeaders);
+  checkProviderOptions(call.providerOptions);
+  if (call.providerOptions !== undefined && !isObject(call.providerOptions))
+    throw new InvalidModelCallInputError(
+      'providerOptions',
+      'must be an object keyed by provider (`{ openai: { ... } }`)',
+    );
+  const toolChoice = toolChoiceOf(call.toolChoice, tools);
+  const responseFormat = responseFormatOf(call.responseFormat, output !== undefined);
   if (call.prompt !== undefined && typeof call.prompt !== 'string') {
     throw new InvalidModelCallInputError('prompt', 'must be a string');
   }
@@ -106,19 +157,16 @@ export function checkCallInput(input: unknown): CheckedCallInput {
   if (call.messages !== undefined && !Array.isArray(call.messages)) {
     throw new InvalidModelCallInputError('messages', 'must be an array of `{ role, content }` messages');
   }
-  (call.messages ?? []).forEach((m, i) => {
-    const role = (m as { role?: unknown } | null)?.role;
-    if (!['system', 'user', 'assistant', 'tool'].includes(role as string)) {
-      throw new InvalidModelCallInputError(
-        `messages[${i}].role`,
-        'must be one of system, user, assistant, tool',
-      );
-    }
-    if (typeof (m as { content?: unknown }).content !== 'string') {
-      throw new InvalidModelCallInputError(`messages[${i}].content`, 'must be a string');
-    }
-  });
   const messages = messagesOf(call);
+  // A URL with a user name or password, anywhere in what the call sends (file URLs are checked as they convert).
+  checkUrlUserinfo({
+    ...(call.system !== undefined ? { system: call.system } : {}),
+    ...(call.prompt !== undefined ? { prompt: call.prompt } : {}),
+    ...(call.messages !== undefined ? { messages: messages } : {}),
+    ...(tools ? { tools } : {}),
+    ...(call.providerOptions !== undefined ? { providerOptions: call.providerOptions } : {}),
+    ...(call.headers !== undefined ? { headers: call.headers } : {}),
+  } as never);
   if (!messages.some(saysSomething)) {
     const blank = call.prompt !== undefined && call.prompt.trim() === '';
     throw new InvalidModelCallInputError(
@@ -128,7 +176,60 @@ export function checkCallInput(input: unknown): CheckedCallInput {
         : 'give a `prompt` or at least one non-system message in `messages`',
     );
   }
-  return { backends, messages, tools, stream, output };
+  const request: WireRequest = {
+    spec: REQUEST_SPEC,
+    prompt: messages,
+    ...(tools ? { tools } : {}),
+    ...(toolChoice ? { toolChoice } : {}),
+    ...(call.settings ?? {}),
+    ...(responseFormat ? { responseFormat } : {}),
+    ...(call.providerOptions !== undefined ? { providerOptions: call.providerOptions } : {}),
+    ...(call.headers !== undefined && Object.keys(call.headers).length > 0 ? { headers: call.headers } : {}),
+  };
+  return { backends, request, stream, output };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The tool choice, checked: `auto`, `none`, `required`, or `{ type: 'tool', toolName }` naming a given tool. */
+function toolChoiceOf(choice: unknown, tools: WireTool[] | undefined): WireRequest['toolChoice'] {
+  if (choice === undefined) return undefined;
+  const type = isObject(choice) ? choice.type : undefined;
+  if (type === 'auto' || type === 'none' || type === 'required') return { type };
+  if (type === 'tool' && isObject(choice)) {
+    const name = choice.toolName;
+    if (typeof name !== 'string' || !(tools ?? []).some((t) => t.name === name)) {
+      throw new InvalidModelCallInputError(
+        'toolChoice.toolName',
+        `must name one of the call's tools (${(tools ?? []).map((t) => t.name).join(', ') || 'none given'})`,
+      );
+    }
+    return { type: 'tool', toolName: name };
+  }
+  throw new InvalidModelCallInputError(
+    'toolChoice',
+    "must be `{ type: 'auto' | 'none' | 'required' }` or `{ type: 'tool', toolName }`",
+  );
+}
+
+/** A JSON answer without a schema; a schema is the call's `output` (validated, repaired). */
+function responseFormatOf(format: unknown, hasOutput: boolean): WireRequest['responseFormat'] {
+  if (format === undefined) return undefined;
+  if (!isObject(format) || (format.type !== 'text' && format.type !== 'json'))
+    throw new InvalidModelCallInputError(
+      'responseFormat',
+      "must be `{ type: 'text' }` or `{ type: 'json' }`",
+    );
+  if (format.type === 'json' && format.schema !== undefined)
+    throw new InvalidModelCallInputError(
+      'responseFormat.schema',
+      'give the schema as `output: { schema }`: model-retry validates the answer against it and repairs it',
+    );
+  if (format.type === 'json' && hasOutput)
+    throw new InvalidModelCallInputError('responseFormat', 'not with `output`, which asks for JSON itself');
+  return format as WireRequest['responseFormat'];
 }
 
 /** Refuses a `budget` with unknown keys or amounts that are negative, non-finite or (tokens) fractional. */
@@ -137,10 +238,10 @@ export function checkBudget(budget: unknown, at = 'budget'): void {
   if (problem) throw new InvalidModelCallInputError(problem.field, problem.message);
 }
 
-/** A non-system message with text (or an assistant's tool calls): a conversation needs one. */
-function saysSomething(m: ChatMessage): boolean {
+/** A non-system message with something in it (a text that is not blank, a file, a tool call): a conversation needs one. */
+function saysSomething(m: WireMessage): boolean {
   if (m.role === 'system') return false;
-  return m.content.trim() !== '' || (m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
+  return m.content.some((part) => part.type !== 'text' || part.text.trim() !== '');
 }
 
 /**

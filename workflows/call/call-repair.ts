@@ -1,22 +1,21 @@
 import type { Decision } from '../../policy/index.js';
-import type { ChatMessage, SchemaMismatchFacts } from '../../common/attempt.js';
+import type { SchemaMismatchFacts } from '../../common/attempt.js';
+import type { WireMessage } from '../../common/request.js';
 
 /**
  * The correction a repair appends to the conversation: the bad answer as the assistant's turn, then a user turn
  * with what the validator said. Built here, in workflow code, from the failure's details, so the repair's input in
  * the history is exactly what the provider was sent (and is the same on replay).
  */
-export function correctionOf(mismatch: SchemaMismatchFacts): ChatMessage[] {
+export function correctionOf(mismatch: SchemaMismatchFacts): WireMessage[] {
   const errors = mismatch.errors.map((e) => `- ${e}`).join('\n');
+  const text =
+    'Your answer does not match the required JSON Schema. The validator says:\n' +
+    `${errors}\n` +
+    'Answer again with only the corrected JSON value.';
   return [
-    { role: 'assistant', content: mismatch.answer },
-    {
-      role: 'user',
-      content:
-        'Your answer does not match the required JSON Schema. The validator says:\n' +
-        `${errors}\n` +
-        'Answer again with only the corrected JSON value.',
-    },
+    { role: 'assistant', content: [{ type: 'text', text: mismatch.answer }] },
+    { role: 'user', content: [{ type: 'text', text }] },
   ];
 }
 
@@ -26,11 +25,11 @@ export function correctionOf(mismatch: SchemaMismatchFacts): ChatMessage[] {
  * another backend gets the original request.
  */
 export class Corrections {
-  private added: ChatMessage[] = [];
+  private added: WireMessage[] = [];
   private pending: SchemaMismatchFacts | undefined;
 
   /** Notes what the attempt that just failed said about its answer (nothing for other failures). */
-  note(mismatch: SchemaMismatchFacts | undefined): ChatMessage[] {
+  note(mismatch: SchemaMismatchFacts | undefined): WireMessage[] {
     this.pending = mismatch;
     return mismatch ? correctionOf(mismatch) : [];
   }
@@ -49,7 +48,7 @@ export class Corrections {
   }
 
   /** The conversation of the next attempt. */
-  messages(original: ChatMessage[]): ChatMessage[] {
+  messages(original: WireMessage[]): WireMessage[] {
     return this.added.length === 0 ? original : [...original, ...this.added];
   }
 }

@@ -131,7 +131,7 @@ export class CallRun {
    */
   attempt(record: AttemptRecord): Promise<ModelRequestResult> {
     const { taskQueue, held } = this.route;
-    const messages = this.corrections.messages(this.call.messages);
+    const messages = this.corrections.messages(this.call.request.prompt);
     const request = attemptRequest(this.call, record, { messages, after: this.after, held });
     try {
       const scheduledAt = Date.parse(record.startedAt);

@@ -2,7 +2,20 @@ import type { ModelSettings } from '../../common/attempt.js';
 import { InvalidModelCallInputError } from './input-error.js';
 
 /** The fields of `settings`, each passed through to the provider as the AI SDK names it. */
-export const SETTINGS_FIELDS = ['maxOutputTokens', 'temperature', 'topP', 'stopSequences', 'seed'] as const;
+export const SETTINGS_FIELDS = [
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'presencePenalty',
+  'frequencyPenalty',
+  'stopSequences',
+  'seed',
+  'reasoning',
+] as const;
+
+/** The AI SDK's reasoning efforts. */
+const REASONING = ['provider-default', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
 
 /**
  * Fields of the AI SDK's call settings that a user may carry over from `generateText`, with the reason each is
@@ -12,9 +25,9 @@ const NOT_SETTINGS: Record<string, string> = {
   maxTokens: 'it is called `maxOutputTokens`',
   maxRetries: "retries are the call's plan: give `retry` (e.g. `{ waits: [1000, 5000] }`), not a setting",
   abortSignal: 'cancel the workflow (or the scope around `callModel`) instead',
-  headers:
-    'headers belong to the provider in the worker (the providers file): settings are written into the history',
-  providerOptions: 'provider options are not supported yet',
+  headers: "give request headers as the call's own `headers` field, beside `settings`",
+  providerOptions: "give provider options as the call's own `providerOptions` field, beside `settings`",
+  toolChoice: "give it as the call's own `toolChoice` field, beside `settings`",
 };
 
 const range = (min: number, max: number) => `a number from ${min} to ${max}`;
@@ -53,6 +66,11 @@ export function checkSettings(settings: unknown): asserts settings is ModelSetti
   number('temperature', (n) => n >= 0 && n <= 2, range(0, 2));
   number('topP', (n) => n >= 0 && n <= 1, range(0, 1));
   number('seed', Number.isSafeInteger, 'a whole number');
+  number('topK', (n) => Number.isSafeInteger(n) && n >= 1, 'a whole number, at least 1');
+  number('presencePenalty', (n) => n >= -2 && n <= 2, range(-2, 2));
+  number('frequencyPenalty', (n) => n >= -2 && n <= 2, range(-2, 2));
+  if (given.reasoning !== undefined && !REASONING.includes(given.reasoning as string))
+    refuse('settings.reasoning', `must be one of ${REASONING.join(', ')}${got(given.reasoning)}`);
   const stops = given.stopSequences;
   if (stops === undefined) return;
   if (typeof stops === 'string') {

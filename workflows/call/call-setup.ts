@@ -20,9 +20,8 @@ export interface CallSetup {
   input: ModelCallInput;
   plan: ResolvedPlan;
   backends: string[];
-  messages: ModelRequestInput['messages'];
-  /** The tools in our list shape (the AI SDK's record shape converted). */
-  tools: ModelRequestInput['tools'];
+  /** The request every attempt sends (a repair's attempt with its corrections appended to the prompt). */
+  request: ModelRequestInput['request'];
   stream: CallStream;
   status: CallStatus;
   records: AttemptRecord[];

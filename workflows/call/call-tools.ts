@@ -1,11 +1,22 @@
-import type { ToolDefinition } from '../../common/attempt.js';
 import type { ModelCallInput } from '../../common/call.js';
+import { toWire } from '../../common/request.js';
+import type { WireTool } from '../../common/request.js';
 import { InvalidModelCallInputError } from './input-error.js';
 
 /** What OpenAI and Anthropic accept as a tool name. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const DEFINITION_KEYS = ['name', 'description', 'inputSchema'];
-const RECORD_KEYS = ['description', 'inputSchema', 'type'];
+const DEFINITION_KEYS = [
+  'name',
+  'description',
+  'inputSchema',
+  'type',
+  'strict',
+  'inputExamples',
+  'providerOptions',
+];
+const RECORD_KEYS = ['description', 'inputSchema', 'type', 'strict', 'inputExamples', 'providerOptions'];
+/** A provider-defined tool's id: `provider.tool_name` (`anthropic.web_search_20250305`). */
+const PROVIDER_TOOL_ID = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+$/;
 /** The AI SDK's mark on what `jsonSchema()` and `zodSchema()` return. */
 const AI_SDK_SCHEMA = Symbol.for('vercel.ai.schema');
 const SHAPES =
@@ -24,7 +35,7 @@ const refuse = (field: string, message: string): never => {
  * a provider-defined tool, a schema with no JSON Schema to give (zod 3, a zod schema that went through JSON),
  * a schema that is not an object schema, an unknown key, a bad or repeated name. `undefined` for no tools.
  */
-export function toolsOf(tools: unknown): ToolDefinition[] | undefined {
+export function toolsOf(tools: unknown): WireTool[] | undefined {
   if (tools === undefined) return undefined;
   if (typeof tools !== 'object' || tools === null) return refuse('tools', SHAPES);
   const out = Array.isArray(tools)
@@ -44,8 +55,36 @@ export function plainTools(input: ModelCallInput): ModelCallInput {
   return tools ? { ...rest, tools } : rest;
 }
 
-function fromDefinition(value: unknown, field: string): ToolDefinition {
+/** A provider-defined tool (`{ type: 'provider', id, name, args }`), carried as it is to the provider. */
+function providerTool(name: string, t: Record<string, unknown>, field: string): WireTool {
+  if (typeof t.id !== 'string' || !PROVIDER_TOOL_ID.test(t.id))
+    refuse(
+      `${field}.id`,
+      'a provider-defined tool names its provider and tool: `anthropic.web_search_20250305`',
+    );
+  const args = t.args ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    refuse(`${field}.args`, "must be an object of the tool's arguments");
+  checkJson(args, `${field}.args`, new Set());
+  return {
+    type: 'provider',
+    id: t.id as `${string}.${string}`,
+    name,
+    args: toWire(args) as Record<string, never>,
+  };
+}
+
+function isProviderTool(t: Record<string, unknown>): boolean {
+  return t.type === 'provider' || t.type === 'provider-defined';
+}
+
+function fromDefinition(value: unknown, field: string): WireTool {
   const t = objectAt(value, field, 'an object `{ name, description, inputSchema }`');
+  if (isProviderTool(t)) {
+    if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name))
+      refuse(`${field}.name`, 'a tool name is 1 to 64 letters, digits, `_` or `-`');
+    return providerTool(t.name as string, t, field);
+  }
   for (const key of Object.keys(t)) {
     if (!DEFINITION_KEYS.includes(key)) {
       refuse(`${field}.${key}`, `unknown field; a tool has ${DEFINITION_KEYS.join(', ')}`);
@@ -57,7 +96,7 @@ function fromDefinition(value: unknown, field: string): ToolDefinition {
   return definition(t.name as string, t, field);
 }
 
-function fromRecord(name: string, value: unknown): ToolDefinition {
+function fromRecord(name: string, value: unknown): WireTool {
   const field = TOOL_NAME.test(name) ? `tools.${name}` : `tools[${JSON.stringify(name)}]`;
   if (!TOOL_NAME.test(name)) refuse(field, 'a tool name is 1 to 64 letters, digits, `_` or `-`');
   const t = objectAt(value, field, '`{ description, inputSchema }`');
@@ -70,10 +109,11 @@ function fromRecord(name: string, value: unknown): ToolDefinition {
         'use an agent turn',
     );
   }
-  if (t.type !== undefined && t.type !== 'function') {
+  if (isProviderTool(t)) return providerTool(name, t, field);
+  if (t.type !== undefined && t.type !== 'function' && t.type !== 'dynamic') {
     refuse(
       `${field}.type`,
-      `"${String(t.type)}" tools (provider-defined) are not supported; give a function tool: \`{ description, inputSchema }\``,
+      `"${String(t.type)}" is not a tool type: give a function tool (\`{ description, inputSchema }\`) or a provider-defined tool`,
     );
   }
   if ('parameters' in t && !('inputSchema' in t)) {
@@ -81,13 +121,14 @@ function fromRecord(name: string, value: unknown): ToolDefinition {
   }
   for (const key of Object.keys(t)) {
     if (!RECORD_KEYS.includes(key)) {
-      refuse(`${field}.${key}`, 'not supported; a tool here has `description` and `inputSchema` only');
+      const known = RECORD_KEYS.map((k) => `\`${k}\``).join(', ');
+      refuse(`${field}.${key}`, `not supported; a tool here has ${known}`);
     }
   }
   return definition(name, t, field);
 }
 
-function definition(name: string, t: Record<string, unknown>, field: string): ToolDefinition {
+function definition(name: string, t: Record<string, unknown>, field: string): WireTool {
   if (t.description !== undefined && typeof t.description !== 'string') {
     refuse(
       `${field}.description`,
@@ -96,10 +137,19 @@ function definition(name: string, t: Record<string, unknown>, field: string): To
         : 'must be a string',
     );
   }
+  if (t.type !== undefined && t.type !== 'function' && t.type !== 'dynamic')
+    refuse(`${field}.type`, 'must be "function", or "provider" for a provider-defined tool');
+  if (t.strict !== undefined && typeof t.strict !== 'boolean') refuse(`${field}.strict`, 'must be a boolean');
+  if (t.providerOptions !== undefined) checkJson(t.providerOptions, `${field}.providerOptions`, new Set());
+  if (t.inputExamples !== undefined) checkJson(t.inputExamples, `${field}.inputExamples`, new Set());
   return {
+    type: 'function',
     name,
     ...(t.description !== undefined ? { description: t.description as string } : {}),
-    inputSchema: schemaOf(t.inputSchema, `${field}.inputSchema`),
+    inputSchema: schemaOf(t.inputSchema, `${field}.inputSchema`) as never,
+    ...(t.strict !== undefined ? { strict: t.strict as boolean } : {}),
+    ...(t.inputExamples !== undefined ? { inputExamples: toWire(t.inputExamples) as never } : {}),
+    ...(t.providerOptions !== undefined ? { providerOptions: toWire(t.providerOptions) as never } : {}),
   };
 }
 

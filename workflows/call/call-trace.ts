@@ -56,13 +56,15 @@ export class CallTrace {
     private readonly callId: string,
     backends: readonly string[],
     private readonly providers: Readonly<Record<string, string>> = {},
+    /** The conventions' operation: `chat`, or `embeddings` for an embedding call. */
+    private readonly operation: 'chat' | 'embeddings' = 'chat',
   ) {
     // Tracing off (see `tracingOff`): no span, no attributes, and the attempt runs in the context it is in.
     if (tracingOff()) return;
     this.span = tracer().startSpan(`callModel ${callId}`, {
       kind: SpanKind.INTERNAL,
       attributes: {
-        'gen_ai.operation.name': 'chat',
+        'gen_ai.operation.name': operation,
         ...modelAttributes(backends[0] ?? '', providers),
         'model_retry.call.id': callId,
         'model_retry.call.backends': [...backends],
@@ -95,11 +97,11 @@ export class CallTrace {
   attempt<T>(record: AttemptRecord, run: () => Promise<T>): { value: Promise<T>; done: AttemptDone } {
     if (!this.context) return { value: run(), done: untraced };
     const span = tracer().startSpan(
-      `chat ${modelAttributes(record.model, this.providers)['gen_ai.request.model'] as string}`,
+      `${this.operation} ${modelAttributes(record.model, this.providers)['gen_ai.request.model'] as string}`,
       {
         kind: SpanKind.CLIENT,
         attributes: {
-          'gen_ai.operation.name': 'chat',
+          'gen_ai.operation.name': this.operation,
           ...modelAttributes(record.model, this.providers),
           'model_retry.call.id': this.callId,
           'model_retry.attempt': record.attempt,

@@ -21,6 +21,9 @@ import type { SpentBefore } from './budget-watch.js';
 import { askWorkerConfig, noteWorkerConfig, workerConfigAnswered } from './worker-config.js';
 import { jsonBytes } from '../turn/turn-input.js';
 import { objectBytes } from '../turn/conversation-bytes.js';
+import { estimateInputTokens } from '../../common/token-estimate.js';
+import { providerBoundProblem } from '../../common/provider-bound.js';
+import { checkHeaders } from '../../common/request-secrets.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
 import type { WorkerConfig } from '../../common/worker-config.js';
 import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
@@ -114,7 +117,7 @@ export async function runCallSteps(steps: CallSteps): Promise<ModelCallResult> {
 
 /** {@link callModel}'s steps, with the turn's own options: for `workflows/turn/` only. */
 export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {}): CallSteps {
-  const { plan, backends, messages, tools, stream: streaming, output } = prepare(input, options.plan);
+  const { plan, backends, request, stream: streaming, output } = prepare(input, options.plan);
   const callId = nextCallId();
   const status: CallStatus = {
     callId,
@@ -143,10 +146,17 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
     }
     config = noteWorkerConfig(config);
   }
+  // Credential headers and provider-bound tools and file references, now that the worker said which headers it
+  // allows and what its providers are.
+  try {
+    checkHeaders(input.headers, config?.allowHeaders ?? []);
+    const bound = providerBoundProblem(request, backends, config?.providerKeys);
+    if (bound) throw new InvalidModelCallInputError(bound.field, bound.message);
+  } catch (error) {
+    throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
+  }
   const sizes = inputSizes(
-    messages,
-    tools,
-    input.settings,
+    request,
     input.system === undefined && input.prompt === undefined ? options.messagesBytes : undefined,
   );
   const history = new HistoryWatch(sizes.withSettings, config?.payloadStore === true);
@@ -154,6 +164,7 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
     backends,
     records,
     inputBytes: sizes.withoutSettings,
+    ...(input.budget !== undefined ? { inputTokens: estimateInputTokens(request) } : {}),
     maxOutputTokens: input.settings?.maxOutputTokens,
     before: options.spentBefore,
   });
@@ -162,8 +173,7 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
     input,
     plan,
     backends,
-    messages,
-    tools,
+    request,
     stream,
     status,
     records,
@@ -183,7 +193,12 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
       ? startWithNotBefore(plan, state, Date.now(), run)
       : startDecision(plan, state, Date.now(), run);
   if (shared) shareNotBefore(backends, next.state, shared);
-  const spans = new CallTrace(callId, backends, config?.genAiProviders);
+  const spans = new CallTrace(
+    callId,
+    backends,
+    config?.genAiProviders,
+    request.embed ? 'embeddings' : 'chat',
+  );
   try {
     while (next.kind === 'attempt') {
       spans.waiting(next, records.at(-1));
@@ -217,22 +232,24 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
 }
 
 /**
- * The attempt input's UTF-8 JSON bytes as workflow code sees it: with the settings for the history watch (with a
- * payload store, the input is stored as a reference and neither Temporal's 2 MB payload limit nor its size in
- * history applies to it), without them for the budget. Each part is serialized once; `messagesBytes` is the
- * messages' own count when the caller keeps it (an agent turn, whose conversation grows by a few messages a step).
+ * The attempt's request as UTF-8 JSON bytes, as workflow code sees it: whole for the history watch (with a payload
+ * store, the input is stored as a reference and neither Temporal's 2 MB payload limit nor its size in history
+ * applies to it), only its prompt and tools for the budget. Each part is serialized once; `messagesBytes` is the
+ * prompt's own count when the caller keeps it (an agent turn, whose conversation grows by a few messages a step).
  */
 function inputSizes(
-  messages: ModelRequestInput['messages'],
-  tools: ModelRequestInput['tools'],
-  settings: ModelCallInput['settings'],
+  request: ModelRequestInput['request'],
   messagesBytes: number | undefined,
 ): { withSettings: number; withoutSettings: number } {
-  const parts: [string, number][] = [['messages', messagesBytes ?? jsonBytes(messages)]];
-  if (tools) parts.push(['tools', jsonBytes(tools)]);
+  const parts: [string, number][] = [['prompt', messagesBytes ?? jsonBytes(request.prompt)]];
+  if (request.tools) parts.push(['tools', jsonBytes(request.tools)]);
   const withoutSettings = objectBytes(parts);
-  if (!settings) return { withSettings: withoutSettings, withoutSettings };
-  return { withSettings: objectBytes([...parts, ['settings', jsonBytes(settings)]]), withoutSettings };
+  const rest = Object.entries(request).filter(([key]) => key !== 'prompt' && key !== 'tools');
+  if (rest.length === 0) return { withSettings: withoutSettings, withoutSettings };
+  return {
+    withSettings: objectBytes([...parts, ...rest.map(([k, v]): [string, number] => [k, jsonBytes(v)])]),
+    withoutSettings,
+  };
 }
 
 function prepare(
@@ -241,13 +258,13 @@ function prepare(
 ): {
   plan: ResolvedPlan;
   backends: string[];
-  messages: ModelRequestInput['messages'];
-  tools: ModelRequestInput['tools'];
+  request: ModelRequestInput['request'];
   stream: { batchMs: number } | undefined;
   output: CheckedOutput | undefined;
 } {
   try {
-    const checked = checkCallInput(input);
+    // Credential headers are checked once the worker has said which it allows (below, after its config).
+    const checked = checkCallInput(input, { allowHeaders: 'any' });
     const plan =
       given ??
       validatePlan(input.retry, {

@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { TEMPORAL_LIMITS } from '../../policy/index.js';
 import type { ResolvedPlan } from '../../policy/index.js';
-import type { ChatMessage } from '../../common/attempt.js';
+import type { WireMessage } from '../../common/request.js';
 import type { ToolActivities } from '../../common/tools.js';
 import { resumeCallCount } from '../call/call-log.js';
 import { recordStop, stopReasonOf, trackClassesMet } from '../call/call-stop.js';
@@ -164,7 +164,8 @@ function finish(turn: TurnState, stop: TurnStop): AgentTurnResult {
 
 function openTurn(input: AgentTurnInput): TurnState {
   try {
-    validateTurnInput(input);
+    // Credential headers are checked at each model call, once the worker has said which it allows.
+    validateTurnInput(input, { allowHeaders: 'any' });
     const carried = input.carried;
     if (carried) {
       resumeCallCount(carried.callCount);
@@ -183,7 +184,7 @@ function openTurn(input: AgentTurnInput): TurnState {
       chainStartMs: workflowInfo().startTime.getTime(),
       atSubmission: false,
     });
-    const messages: ChatMessage[] = turnMessages(input);
+    const messages: WireMessage[] = turnMessages(input);
     return new TurnState(plan, input.maxSteps ?? DEFAULT_MAX_STEPS, messages.length, messages, {}, []);
   } catch (error) {
     throw inputFailure(error, InvalidAgentTurnInputError, INVALID_AGENT_TURN_INPUT);

@@ -1,6 +1,7 @@
 import { validatePlan } from '../../policy/index.js';
 import type { PlanContext, ResolvedPlan } from '../../policy/index.js';
 import { InvalidModelCallInputError, messagesOf, validateCallInput } from '../call/call-input.js';
+import type { CallInputChecks } from '../call/call-input.js';
 import type { AgentTurnInput } from '../../common/turn.js';
 
 /** A turn input that cannot be run; the message names the field and the fix. */
@@ -32,6 +33,8 @@ const KNOWN_KEYS = new Set([
   'prompt',
   'tools',
   'settings',
+  'providerOptions',
+  'headers',
   'retry',
   'deadline',
   'deadlineInMs',
@@ -45,7 +48,10 @@ const TURN_BUDGET_KEYS = ['deadline', 'deadlineInMs', 'reserveMs'] as const;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Checks a turn's input other than its plan (which `turnPlan` checks); throws on the first problem. */
-export function validateTurnInput(input: unknown): asserts input is AgentTurnInput {
+export function validateTurnInput(
+  input: unknown,
+  checks: CallInputChecks = {},
+): asserts input is AgentTurnInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new InvalidAgentTurnInputError(
       'input',
@@ -62,15 +68,20 @@ export function validateTurnInput(input: unknown): asserts input is AgentTurnInp
   }
   const turn = input as AgentTurnInput;
   try {
-    validateCallInput({
-      model: turn.model,
-      ...(turn.system !== undefined ? { system: turn.system } : {}),
-      ...(turn.messages !== undefined ? { messages: turn.messages } : {}),
-      ...(turn.prompt !== undefined ? { prompt: turn.prompt } : {}),
-      ...(turn.stream !== undefined ? { stream: turn.stream } : {}),
-      ...(turn.settings !== undefined ? { settings: turn.settings } : {}),
-      ...(turn.budget !== undefined ? { budget: turn.budget } : {}),
-    });
+    validateCallInput(
+      {
+        model: turn.model,
+        ...(turn.system !== undefined ? { system: turn.system } : {}),
+        ...(turn.messages !== undefined ? { messages: turn.messages } : {}),
+        ...(turn.prompt !== undefined ? { prompt: turn.prompt } : {}),
+        ...(turn.stream !== undefined ? { stream: turn.stream } : {}),
+        ...(turn.settings !== undefined ? { settings: turn.settings } : {}),
+        ...(turn.providerOptions !== undefined ? { providerOptions: turn.providerOptions } : {}),
+        ...(turn.headers !== undefined ? { headers: turn.headers } : {}),
+        ...(turn.budget !== undefined ? { budget: turn.budget } : {}),
+      },
+      checks,
+    );
   } catch (error) {
     if (error instanceof InvalidModelCallInputError)
       throw new InvalidAgentTurnInputError(error.field, tail(error));

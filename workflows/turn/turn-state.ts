@@ -1,7 +1,9 @@
 import { defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
 import { MAX_PLAN_MS, parseIsoInstant } from '../../policy/index.js';
 import type { ResolvedPlan, Spent, StopReason } from '../../policy/index.js';
-import type { ChatMessage, Usage } from '../../common/attempt.js';
+import type { Usage } from '../../common/attempt.js';
+import type { WireMessage } from '../../common/request.js';
+import { textOfMessage } from '../../common/messages.js';
 import type { TurnToolDefinition } from '../../common/tools.js';
 import { attemptsQuery } from '../call/call-log.js';
 import { billedTotals, iso } from '../call/call-summary.js';
@@ -26,7 +28,7 @@ export const turnStatusQuery = defineQuery<TurnStatus>('status');
  * queries and the `extendDeadline` update, across the chain of runs (earlier runs' steps are carried).
  */
 export class TurnState {
-  readonly messages: ChatMessage[];
+  readonly messages: WireMessage[];
   readonly steps: TurnStep[];
   readonly notBefore: SharedNotBefore;
   /** This run's number in the chain (1 + the runs before it). */
@@ -41,7 +43,7 @@ export class TurnState {
     readonly plan: ResolvedPlan,
     readonly maxSteps: number,
     readonly inputCount: number,
-    messages: ChatMessage[],
+    messages: WireMessage[],
     carried: Partial<TurnCarry>,
     public tools: TurnToolDefinition[],
   ) {
@@ -143,7 +145,8 @@ export class TurnState {
 
   /** The turn's outcome so far, for its result or its failure's details. */
   partial(stopReason: StopReason, why: string, lastDecision?: LastDecision): AgentTurnPartial {
-    const lastText = [...this.messages].reverse().find((m) => m.role === 'assistant')?.content ?? '';
+    const last = [...this.messages].reverse().find((m) => m.role === 'assistant');
+    const lastText = last ? textOfMessage(last) : '';
     return {
       stopReason,
       text: lastText,

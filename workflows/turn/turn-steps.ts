@@ -8,7 +8,9 @@ import {
 } from '@temporalio/workflow';
 import { fitsDeadline, turnNearHistoryLimit } from '../../policy/index.js';
 import type { StopReason } from '../../policy/index.js';
-import type { ToolCall, ToolDefinition } from '../../common/attempt.js';
+import type { ToolCall } from '../../common/attempt.js';
+import type { WireTool } from '../../common/request.js';
+import { assistantMessageOf } from '../../common/messages.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
 import type { ModelCallFailedDetails, ModelCallResult } from '../../common/call.js';
 import { TURN_TOO_LARGE, TURN_TOOL_FATAL } from '../../common/turn.js';
@@ -42,7 +44,7 @@ export const CONTINUE_AS_NEW = 'continue-as-new';
  */
 export class TurnSteps {
   private readonly backends: string[];
-  private readonly modelTools: ToolDefinition[];
+  private readonly modelTools: WireTool[];
   /** The tool calls the latest answer asked for. */
   private toolCalls: ToolCall[] = [];
   /** The conversation's bytes, counted as it grows (each message once). */
@@ -56,6 +58,7 @@ export class TurnSteps {
   ) {
     this.backends = backendsOf({ model: input.model });
     this.modelTools = turn.tools.map(({ name, description, inputSchema }) => ({
+      type: 'function' as const,
       name,
       ...(description !== undefined ? { description } : {}),
       inputSchema,
@@ -127,6 +130,8 @@ export class TurnSteps {
         messages: turn.messages,
         ...(modelTools.length > 0 ? { tools: modelTools } : {}),
         ...(input.settings ? { settings: input.settings } : {}),
+        ...(input.providerOptions ? { providerOptions: input.providerOptions } : {}),
+        ...(input.headers ? { headers: input.headers } : {}),
         ...(input.stream !== undefined ? { stream: input.stream } : {}),
         ...(input.budget !== undefined ? { budget: input.budget } : {}),
       },
@@ -156,7 +161,7 @@ export class TurnSteps {
       finishReason,
       ...(answer.usage ? { usage: answer.usage } : {}),
     });
-    turn.messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
+    turn.messages.push(assistantMessageOf(answer.output));
     this.toolCalls = toolCalls;
     if (toolCalls.length === 0) return end('succeeded', `step ${step.step} answered without tool calls`);
     return undefined;

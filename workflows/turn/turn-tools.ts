@@ -8,7 +8,8 @@ import {
 } from '@temporalio/workflow';
 import { isDeadlineTimeout, spendUntilMs } from '../../policy/index.js';
 import type { ResolvedPlan } from '../../policy/index.js';
-import type { ChatMessage, ToolCall } from '../../common/attempt.js';
+import type { ToolCall } from '../../common/attempt.js';
+import type { WireMessage } from '../../common/request.js';
 import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
 import { ToolFailureType } from '../../common/tools.js';
 import { iso } from '../call/call-summary.js';
@@ -121,23 +122,26 @@ function isRunning(run: OneEnd | Running | Promise<never>): run is Running {
 export function toolCallsEnded(
   started: StartedToolCalls['started'],
   settled: readonly PromiseSettledResult<OneEnd>[],
-): { messages: ChatMessage[]; end: ToolStepEnd } {
+): { messages: WireMessage[]; end: ToolStepEnd } {
   const cancelled = settled.find((s) => s.status === 'rejected' && isCancellation(s.reason));
   if (cancelled?.status === 'rejected') throw cancelled.reason;
   const other = settled.find((s) => s.status === 'rejected');
   if (other?.status === 'rejected') throw other.reason;
 
   const ends = settled.map((s) => (s.status === 'fulfilled' ? s.value : {}));
-  const messages: ChatMessage[] = started.map(({ call, record }, i) => {
+  // One tool message holds the results of one assistant turn, as the AI SDK and Anthropic have them.
+  const results = started.map(({ call, record }, i) => {
     const ok = record.outcome === 'succeeded';
     return {
-      role: 'tool',
+      type: 'tool-result' as const,
       toolCallId: call.id,
       toolName: call.name,
-      content: ok ? (ends[i]?.content ?? '') : (record.error ?? 'the tool failed'),
-      ...(ok ? {} : { isError: true }),
+      output: ok
+        ? { type: 'text' as const, value: ends[i]?.content ?? '' }
+        : { type: 'error-text' as const, value: record.error ?? 'the tool failed' },
     };
   });
+  const messages: WireMessage[] = results.length > 0 ? [{ role: 'tool', content: results }] : [];
   const fatal = started.find(({ record }) => record.outcome === 'fatal')?.record;
   if (fatal) {
     return {

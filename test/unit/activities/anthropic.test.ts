@@ -12,7 +12,7 @@ import { classify } from '../../../policy/index.js';
 import type { Observation } from '../../../policy/index.js';
 import { fail, ok, overloaded, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
 import type { LoopbackProvider, Step } from '../../../loopback/index.js';
-import { attemptFailure, builtinRegistry, input, runAttempt } from './helpers.js';
+import { attemptFailure, builtinRegistry, input, request, runAttempt } from './helpers.js';
 
 let lp: LoopbackProvider;
 beforeAll(async () => {
@@ -125,11 +125,13 @@ describe('anthropic:<model>, answers', () => {
   it('sends the system prompt and settings in the messages format', async () => {
     lp.script('claude', [ok()]);
     const attempt = input('anthropic:claude', {
-      messages: [
-        { role: 'system', content: 'be brief' },
-        { role: 'user', content: 'hi' },
-      ],
-      settings: { maxOutputTokens: 64, temperature: 0 },
+      request: request(
+        [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hi' },
+        ],
+        { maxOutputTokens: 64, temperature: 0 },
+      ),
     });
     await runAttempt(builtinRegistry(lp), attempt).done;
     expect(lp.requests('claude')[0]?.body).toMatchObject({

@@ -6,6 +6,10 @@ import { createActivities } from '../../../activities/index.js';
 import type { AttemptFailureDetails, ModelRequestInput } from '../../../activities/index.js';
 import { createProviderRegistry } from '../../../activities/providers/registry.js';
 import type { Env, ProviderRegistry } from '../../../activities/providers/registry.js';
+import { toWireMessages } from '../../../common/messages.js';
+import type { CallMessage } from '../../../common/messages.js';
+import { REQUEST_SPEC } from '../../../common/request.js';
+import type { WireRequest } from '../../../common/request.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
 
 /** The key the `local` test provider sends (and what must never show up in a failure). */
@@ -55,10 +59,21 @@ export function input(model: string, extra: Partial<ModelRequestInput> = {}): Mo
     modelCallId: 'c1.1',
     backend: 0,
     model,
-    messages: [{ role: 'user', content: 'hi' }],
+    request: request([{ role: 'user', content: 'hi' }]),
     timeoutMs: 30_000,
     ...extra,
   };
+}
+
+/**
+ * An attempt's request as the workflow builds it: `messages` (the AI SDK's or the plain shape) converted into
+ * wire messages, then `extra` (tools, settings, options) as they are.
+ */
+export function request(
+  messages: readonly CallMessage[],
+  extra: Omit<WireRequest, 'spec' | 'prompt'> = {},
+): WireRequest {
+  return { spec: REQUEST_SPEC, prompt: toWireMessages(messages), ...extra };
 }
 
 /** An activity environment whose worker logger keeps quiet about the failures the tests expect. */

@@ -2,7 +2,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttemptHeartbeat } from '../../../activities/index.js';
 import { always, ok, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
-import { LOCAL_KEY, input, loopbackRegistry, quietEnvironment, runAttempt } from './helpers.js';
+import {
+  LOCAL_KEY,
+  builtinRegistry,
+  input,
+  loopbackRegistry,
+  quietEnvironment,
+  request,
+  runAttempt,
+} from './helpers.js';
 
 let lp: LoopbackProvider;
 beforeEach(async () => {
@@ -28,10 +36,23 @@ describe('modelRequest, a successful attempt', () => {
       provider: 'local',
       startedAt: expect.any(String) as unknown,
       endedAt: expect.any(String) as unknown,
+      // The provider's answer whole: its content in order, its response and its metadata unchanged.
+      content: [{ type: 'text', text: 'hello from loopback' }],
+      rawFinishReason: 'stop',
+      response: { id: 'chatcmpl-loopback-1', modelId: 'fast', timestamp: expect.any(String) as unknown },
+      providerMetadata: { local: {} },
     });
-    const { startedAt, endedAt } = result as { startedAt: string; endedAt: string };
+    const { startedAt, endedAt, response } = result as {
+      startedAt: string;
+      endedAt: string;
+      response: { timestamp: string };
+    };
     expect(Date.parse(startedAt)).toBeGreaterThanOrEqual(before - 1);
     expect(Date.parse(endedAt)).toBeGreaterThanOrEqual(Date.parse(startedAt));
+    // The provider's own time (whole seconds, as OpenAI's `created`), as an ISO string.
+    expect(new Date(response.timestamp).toISOString()).toBe(response.timestamp);
+    expect(Date.parse(response.timestamp)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(Date.parse(response.timestamp)).toBeLessThanOrEqual(Date.parse(endedAt));
     lp.assertScriptsConsumed();
   });
 
@@ -65,36 +86,45 @@ describe('modelRequest, a successful attempt', () => {
       modelCallId: 'c3.2',
     });
     await runAttempt(loopbackRegistry(lp), attempt).done;
-    const [request] = lp.requests('fast');
-    expect(request?.headers['x-request-id']).toBe('wf-42/c3.2');
-    expect(request?.headers['authorization']).toBe(`Bearer ${LOCAL_KEY}`);
+    const [sent] = lp.requests('fast');
+    expect(sent?.headers['x-request-id']).toBe('wf-42/c3.2');
+    expect(sent?.headers['authorization']).toBe(`Bearer ${LOCAL_KEY}`);
   });
 
   it('sends the conversation, the tools and the settings in the provider format', async () => {
     lp.script('fast', [ok()]);
     const attempt = input('local:fast', {
-      messages: [
-        { role: 'system', content: 'be brief' },
-        { role: 'user', content: 'weather in Paris and Rome?' },
+      request: request(
+        [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'weather in Paris and Rome?' },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [
+              { id: 't1', name: 'get_weather', args: '{"city":"Paris"}' },
+              { id: 't2', name: 'get_weather', args: '{"city":"Rome"}' },
+            ],
+          },
+          { role: 'tool', toolCallId: 't1', toolName: 'get_weather', content: 'sunny' },
+          { role: 'tool', toolCallId: 't2', toolName: 'get_weather', content: 'no data', isError: true },
+        ],
         {
-          role: 'assistant',
-          content: '',
-          toolCalls: [
-            { id: 't1', name: 'get_weather', args: '{"city":"Paris"}' },
-            { id: 't2', name: 'get_weather', args: '{"city":"Rome"}' },
+          tools: [
+            {
+              type: 'function',
+              name: 'get_weather',
+              description: 'Weather in a city',
+              inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            },
           ],
+          maxOutputTokens: 64,
+          temperature: 0.2,
+          topP: 0.9,
+          stopSequences: ['END'],
+          seed: 7,
         },
-        { role: 'tool', toolCallId: 't1', toolName: 'get_weather', content: 'sunny' },
-        { role: 'tool', toolCallId: 't2', toolName: 'get_weather', content: 'no data', isError: true },
-      ],
-      tools: [
-        {
-          name: 'get_weather',
-          description: 'Weather in a city',
-          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-        },
-      ],
-      settings: { maxOutputTokens: 64, temperature: 0.2, topP: 0.9, stopSequences: ['END'], seed: 7 },
+      ),
     });
     await runAttempt(loopbackRegistry(lp), attempt).done;
     const body = lp.requests('fast')[0]?.body as Record<string, unknown>;
@@ -130,6 +160,57 @@ describe('modelRequest, a successful attempt', () => {
       ],
     });
     expect(body).not.toHaveProperty('stream', true);
+  });
+
+  it("sends every option of the request: tool choice, penalties, reasoning, response format, provider options, the caller's headers", async () => {
+    lp.script('fast', [ok()]);
+    const attempt = input('local:fast', {
+      request: request([{ role: 'user', content: 'hi' }], {
+        tools: [{ type: 'function', name: 'w', inputSchema: { type: 'object' } }],
+        toolChoice: { type: 'tool', toolName: 'w' },
+        presencePenalty: 0.5,
+        frequencyPenalty: -0.5,
+        topK: 3,
+        reasoning: 'low',
+        responseFormat: { type: 'json' },
+        headers: { 'x-request-tag': 'checkout' },
+        providerOptions: { local: { user: 'u1' } },
+      }),
+    });
+    const result = await runAttempt(loopbackRegistry(lp), attempt).done;
+    const sent = lp.requests('fast')[0];
+    expect(sent?.body).toMatchObject({
+      user: 'u1',
+      presence_penalty: 0.5,
+      frequency_penalty: -0.5,
+      reasoning_effort: 'low',
+      response_format: { type: 'json_object' },
+      tool_choice: { type: 'function', function: { name: 'w' } },
+    });
+    // The caller's headers go with the attempt's own.
+    expect(sent?.headers).toMatchObject({ 'x-request-tag': 'checkout', 'x-request-id': 'wf-test/c1.1' });
+    // What the provider could not use, it says in its warnings, which the answer carries.
+    expect(result).toMatchObject({
+      warnings: [{ type: 'unsupported', feature: 'topK' }],
+      rawFinishReason: 'stop',
+    });
+  });
+
+  it('sends a provider-defined tool and provider options to the provider they belong to', async () => {
+    lp.script('claude', [ok()]);
+    const attempt = input('anthropic:claude', {
+      request: request([{ role: 'user', content: 'hi' }], {
+        tools: [
+          { type: 'provider', id: 'anthropic.web_search_20250305', name: 'web_search', args: { maxUses: 2 } },
+        ],
+        providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } },
+      }),
+    });
+    await runAttempt(builtinRegistry(lp), attempt).done;
+    expect(lp.requests('claude')[0]?.body).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }],
+    });
   });
 
   it('heartbeats { startedAt } every HEARTBEAT_INTERVAL_MS while it waits', async () => {

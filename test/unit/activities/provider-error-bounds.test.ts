@@ -8,7 +8,7 @@ import { createProviderRegistry } from '../../../activities/providers/registry.j
 import type { ProviderRegistry } from '../../../activities/providers/registry.js';
 import { echoAuth, fail, startLoopbackProvider } from '../../../loopback/index.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
-import { attemptFailure, input, runAttempt } from './helpers.js';
+import { attemptFailure, input, request, runAttempt } from './helpers.js';
 
 /**
  * A provider's error can be of any size and may repeat anything it received: the key, the headers, the prompt.
@@ -43,7 +43,7 @@ function throwingRegistry(error: unknown): ProviderRegistry {
 }
 
 async function failureOf(registry: ProviderRegistry, model: string) {
-  const attempt = input(model, { messages: [{ role: 'user', content: PROMPT }] });
+  const attempt = input(model, { request: request([{ role: 'user', content: PROMPT }]) });
   return attemptFailure(runAttempt(registry, attempt).done);
 }
 
@@ -142,7 +142,7 @@ describe('a real provider over HTTP (the loopback provider)', () => {
       fail(400, { message: `rejected: ${prompt.slice(5, 60)} (truncated)` }),
     ]);
     for (let i = 0; i < 3; i++) {
-      const attempt = input('local:m', { messages: [{ role: 'user', content: prompt }] });
+      const attempt = input('local:m', { request: request([{ role: 'user', content: prompt }]) });
       const { failure, details } = await attemptFailure(runAttempt(registry, attempt).done);
       const text = historyText(failure);
       expect(details.class).toBe('BadRequest');

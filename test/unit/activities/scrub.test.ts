@@ -4,7 +4,7 @@ import { MAX_MESSAGE_CHARS, boundedMessage, scrub } from '../../../activities/sc
 import { createProviderRegistry } from '../../../activities/providers/registry.js';
 import { echoAuth, fail, startLoopbackProvider } from '../../../loopback/index.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
-import { LOCAL_KEY, attemptFailure, input, loopbackRegistry, runAttempt } from './helpers.js';
+import { LOCAL_KEY, attemptFailure, input, loopbackRegistry, request, runAttempt } from './helpers.js';
 
 describe('scrub', () => {
   it.each([
@@ -100,7 +100,7 @@ describe('modelRequest keeps the key out of its failures', () => {
     const { failure } = await attemptFailure(
       runAttempt(
         loopbackRegistry(lp),
-        input('local:m', { messages: [{ role: 'user', content: secretPrompt }] }),
+        input('local:m', { request: request([{ role: 'user', content: secretPrompt }]) }),
       ).done,
     );
     expect(historyText(failure)).not.toContain(secretPrompt);

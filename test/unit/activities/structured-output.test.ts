@@ -9,6 +9,7 @@ import {
   builtinRegistry,
   input,
   loopbackRegistry,
+  request,
   runAttempt,
 } from './helpers.js';
 
@@ -52,10 +53,10 @@ describe('the attempt asks each provider family for JSON in its own way', () => 
     lp.script('compat', [ok('```json\n{"city":"Oslo","population":700000}\n```')]);
     const attempt = input('local:compat', {
       ...output,
-      messages: [
+      request: request([
         { role: 'system', content: 'be brief' },
         { role: 'user', content: 'a city' },
-      ],
+      ]),
     });
     const result = await runAttempt(loopbackRegistry(lp), attempt).done;
     // A code fence around the JSON (models asked by instructions add one) is not a mismatch.

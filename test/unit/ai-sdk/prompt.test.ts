@@ -1,113 +1,199 @@
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { convertRequest } from '../../../workflows/ai-sdk/prompt.js';
+import { checkCallInput } from '../../../workflows/call/call-input.js';
 
 const user = (text: string) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] });
 const request = (more: Partial<LanguageModelV4CallOptions> = {}): LanguageModelV4CallOptions => ({
   prompt: [user('hi')],
   ...more,
 });
+/** What the call's attempts send: the converted request as `checkCallInput` makes it. */
+const sent = (options: LanguageModelV4CallOptions) =>
+  checkCallInput({ model: 'local:fast', ...convertRequest(options) }).request;
 
-describe("the AI SDK's request as a call's input", () => {
-  it('carries system, user, assistant tool calls and every kind of tool result, in order', () => {
-    const converted = convertRequest(
-      request({
-        prompt: [
-          { role: 'system', content: 'Be brief.' },
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'Weather ' },
-              { type: 'text', text: 'in Paris?' },
-            ],
-          },
-          {
-            role: 'assistant',
-            content: [
-              { type: 'reasoning', text: 'I should call the tool.' },
-              { type: 'text', text: 'Looking.' },
-              { type: 'tool-call', toolCallId: 't1', toolName: 'weather', input: { city: 'Paris' } },
-              { type: 'tool-call', toolCallId: 't2', toolName: 'clock', input: {} },
-            ],
-          },
-          {
-            role: 'tool',
-            content: [
-              {
-                type: 'tool-result',
-                toolCallId: 't1',
-                toolName: 'weather',
-                output: { type: 'json', value: { c: 21 } },
-              },
-              {
-                type: 'tool-result',
-                toolCallId: 't2',
-                toolName: 'clock',
-                output: { type: 'error-text', value: 'down' },
-              },
-              { type: 'tool-approval-response', approvalId: 'a1', approved: true },
-            ],
-          },
-        ],
-      }),
-    );
-    expect(converted.messages).toEqual([
-      { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: 'Weather in Paris?' },
+const schema = { type: 'object', properties: { city: { type: 'string' } } } as const;
+
+describe("the AI SDK's request as a call's input, whole", () => {
+  it('carries the prompt as it is, in wire form: system messages, every part kind, provider options', () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    const prompt: LanguageModelV4CallOptions['prompt'] = [
       {
-        role: 'assistant',
-        content: 'Looking.',
-        toolCalls: [
-          { id: 't1', name: 'weather', args: '{"city":"Paris"}' },
-          { id: 't2', name: 'clock', args: '{}' },
+        role: 'system',
+        content: 'Be brief.',
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in these?' },
+          { type: 'file', mediaType: 'image/png', data: { type: 'data', data: bytes } },
+          {
+            type: 'file',
+            mediaType: 'application/pdf',
+            data: { type: 'url', url: new URL('https://example.com/a.pdf') },
+          },
         ],
       },
-      { role: 'tool', toolCallId: 't1', toolName: 'weather', content: '{"c":21}' },
-      { role: 'tool', toolCallId: 't2', toolName: 'clock', content: 'down', isError: true },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'Look first.', providerOptions: { anthropic: { signature: 'sig' } } },
+          { type: 'text', text: 'Looking.' },
+          { type: 'tool-call', toolCallId: 't1', toolName: 'weather', input: { city: 'Paris' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 't1',
+            toolName: 'weather',
+            output: { type: 'json', value: { c: 21 } },
+          },
+        ],
+      },
+    ];
+    const converted = convertRequest(request({ prompt }));
+    expect(converted.messages).toEqual([
+      {
+        role: 'system',
+        content: 'Be brief.',
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in these?' },
+          { type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'AQID' } },
+          {
+            type: 'file',
+            mediaType: 'application/pdf',
+            data: { type: 'url', url: 'https://example.com/a.pdf' },
+          },
+        ],
+      },
+      prompt[2],
+      prompt[3],
     ]);
+    // JSON-safe: what history keeps is what the call was given.
+    expect(JSON.parse(JSON.stringify(converted.messages))).toEqual(converted.messages);
+    expect(sent(request({ prompt })).prompt).toEqual(converted.messages);
   });
 
-  it('carries function tools, the settings a call has, and a JSON answer as `output` (generateObject)', () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' } } } as const;
+  const functionTool = {
+    type: 'function' as const,
+    name: 'weather',
+    description: 'Weather',
+    inputSchema: schema,
+    strict: true,
+    providerOptions: { openai: { x: 1 } },
+  };
+  const providerTool = {
+    type: 'provider' as const,
+    id: 'openai.web_search' as const,
+    name: 'search',
+    args: { size: 'low' },
+  };
+
+  it.each<[string, Partial<LanguageModelV4CallOptions>, Record<string, unknown>]>([
+    ['function tools', { tools: [functionTool] }, { tools: [functionTool] }],
+    ['provider-defined tools', { tools: [providerTool] }, { tools: [providerTool] }],
+    [
+      'tool choice auto',
+      { tools: [functionTool], toolChoice: { type: 'auto' } },
+      { toolChoice: { type: 'auto' } },
+    ],
+    [
+      'tool choice required',
+      { tools: [functionTool], toolChoice: { type: 'required' } },
+      { toolChoice: { type: 'required' } },
+    ],
+    [
+      'tool choice none',
+      { tools: [functionTool], toolChoice: { type: 'none' } },
+      { toolChoice: { type: 'none' } },
+    ],
+    [
+      'tool choice of one tool',
+      { tools: [functionTool], toolChoice: { type: 'tool', toolName: 'weather' } },
+      { toolChoice: { type: 'tool', toolName: 'weather' } },
+    ],
+    ['maxOutputTokens', { maxOutputTokens: 100 }, { maxOutputTokens: 100 }],
+    ['temperature', { temperature: 0.2 }, { temperature: 0.2 }],
+    ['topP', { topP: 0.9 }, { topP: 0.9 }],
+    ['topK', { topK: 5 }, { topK: 5 }],
+    ['presencePenalty', { presencePenalty: 0.5 }, { presencePenalty: 0.5 }],
+    ['frequencyPenalty', { frequencyPenalty: -0.5 }, { frequencyPenalty: -0.5 }],
+    ['stopSequences', { stopSequences: ['END'] }, { stopSequences: ['END'] }],
+    ['seed', { seed: 7 }, { seed: 7 }],
+    ['a reasoning effort', { reasoning: 'high' }, { reasoning: 'high' }],
+    [
+      'provider options',
+      {
+        providerOptions: {
+          openai: { user: 'u', serviceTier: 'flex' },
+          anthropic: { thinking: { type: 'enabled' } },
+        },
+      },
+      {
+        providerOptions: {
+          openai: { user: 'u', serviceTier: 'flex' },
+          anthropic: { thinking: { type: 'enabled' } },
+        },
+      },
+    ],
+    [
+      'request headers, without the unset ones',
+      { headers: { 'x-team': 'a', 'user-agent': 'ai/7.0.0', 'x-unset': undefined } },
+      { headers: { 'x-team': 'a', 'user-agent': 'ai/7.0.0' } },
+    ],
+    [
+      'a JSON answer without a schema as the response format',
+      { responseFormat: { type: 'json', name: 'answer' } },
+      { responseFormat: { type: 'json', name: 'answer' } },
+    ],
+  ])('carries %s to the provider', (_what, options, expected) => {
+    expect(sent(request(options))).toMatchObject(expected);
+  });
+
+  it('makes a JSON answer with a schema the structured output (generateObject), and leaves text alone', () => {
+    const converted = convertRequest(request({ responseFormat: { type: 'json', schema } }));
+    expect(converted.output).toEqual({ schema });
+    expect(converted.responseFormat).toBeUndefined();
+    expect(convertRequest(request({ responseFormat: { type: 'text' } }))).toEqual({
+      messages: [user('hi')],
+    });
+  });
+
+  it('leaves out what the AI SDK did not set', () => {
     expect(
       convertRequest(
         request({
-          tools: [{ type: 'function', name: 'weather', description: 'Weather', inputSchema: schema }],
-          toolChoice: { type: 'auto' },
-          maxOutputTokens: 100,
-          temperature: 0.2,
-          topP: 0.9,
-          stopSequences: ['END'],
-          seed: 7,
-          responseFormat: { type: 'json', schema },
-          headers: { 'user-agent': 'ai/7.0.0' },
+          tools: [],
+          providerOptions: {},
+          headers: { 'x-unset': undefined },
+          abortSignal: new AbortController().signal,
         }),
       ),
-    ).toEqual({
-      messages: [{ role: 'user', content: 'hi' }],
-      tools: [{ name: 'weather', description: 'Weather', inputSchema: schema }],
-      settings: { maxOutputTokens: 100, temperature: 0.2, topP: 0.9, stopSequences: ['END'], seed: 7 },
-      output: { schema },
-    });
-    expect(convertRequest(request({ responseFormat: { type: 'text' } }))).toEqual({
-      messages: [{ role: 'user', content: 'hi' }],
-    });
+    ).toEqual({ messages: [user('hi')] });
   });
 
   it.each([
-    ['topK', request({ topK: 5 }), '`topK`'],
-    ['a tool choice other than auto', request({ toolChoice: { type: 'required' } }), '`toolChoice`'],
-    ['provider options', request({ providerOptions: { openai: { user: 'u' } } }), '`providerOptions`'],
-    ['a header of the caller', request({ headers: { 'x-team': 'a' } }), '`headers.x-team`'],
-    ['a reasoning effort', request({ reasoning: 'high' }), '`reasoning`'],
-    ['a JSON answer without a schema', request({ responseFormat: { type: 'json' } }), '`responseFormat`'],
+    ['a credential header', request({ headers: { authorization: 'Bearer abc' } }), '`headers.authorization`'],
     [
-      'a provider-defined tool',
-      request({ tools: [{ type: 'provider', id: 'openai.web_search', name: 'search', args: {} }] }),
-      '`tools.search`',
+      'a header that looks like a key',
+      request({ headers: { 'x-team': 'sk-abcdefghijklmnop' } }),
+      '`headers.x-team`',
     ],
     [
-      'a file',
+      'an API key in provider options',
+      request({ providerOptions: { openai: { apiKey: 'k' } } }),
+      '`providerOptions.openai.apiKey`',
+    ],
+    [
+      'a URL with userinfo',
       request({
         prompt: [
           {
@@ -116,30 +202,15 @@ describe("the AI SDK's request as a call's input", () => {
               {
                 type: 'file',
                 mediaType: 'image/png',
-                data: { type: 'url', url: new URL('https://example.com/a.png') },
+                data: { type: 'url', url: new URL('https://u:p@example.com/a.png') },
               },
             ],
           },
         ],
       }),
-      '`prompt[0].content[0]`',
+      'user name or password',
     ],
-    [
-      'a provider-executed tool call',
-      request({
-        prompt: [
-          user('hi'),
-          {
-            role: 'assistant',
-            content: [
-              { type: 'tool-call', toolCallId: 't', toolName: 's', input: {}, providerExecuted: true },
-            ],
-          },
-        ],
-      }),
-      '`prompt[1].content[0]`',
-    ],
-  ])('refuses %s, naming the field', (_what, options, field) => {
-    expect(() => convertRequest(options)).toThrow(field);
+  ])('refuses %s as any call does, naming the field', (_what, options, field) => {
+    expect(() => sent(options)).toThrow(field);
   });
 });

@@ -22,11 +22,25 @@ describe('the settings flags of call and turn', () => {
     });
   });
 
+  it('make the newer settings: top-k, the penalties and the reasoning effort', () => {
+    expect(
+      settingsFromFlags({
+        'top-k': '40',
+        'presence-penalty': '0.5',
+        'frequency-penalty': '-1',
+        reasoning: 'low',
+      }),
+    ).toEqual({ topK: 40, presencePenalty: 0.5, frequencyPenalty: -1, reasoning: 'low' });
+  });
+
   it.each([
     ['max-output-tokens', 'lots'],
     ['temperature', ''],
     ['top-p', '0.9x'],
     ['seed', 'NaN'],
+    ['top-k', 'many'],
+    ['presence-penalty', '1,5'],
+    ['frequency-penalty', 'high'],
   ] as const)('refuses --%s %j as no number, naming the flag', (flag, text) => {
     expect(() => settingsFromFlags({ [flag]: text })).toThrow(UsageError);
     expect(() => settingsFromFlags({ [flag]: text })).toThrow(`\`--${flag}\` must be a number`);
@@ -36,6 +50,10 @@ describe('the settings flags of call and turn', () => {
     expect(settingsFlagOf('settings.maxOutputTokens')).toBe('--max-output-tokens');
     expect(settingsFlagOf('settings.topP')).toBe('--top-p');
     expect(settingsFlagOf('settings.stopSequences[1]')).toBe('--stop');
+    expect(settingsFlagOf('settings.topK')).toBe('--top-k');
+    expect(settingsFlagOf('settings.presencePenalty')).toBe('--presence-penalty');
+    expect(settingsFlagOf('settings.frequencyPenalty')).toBe('--frequency-penalty');
+    expect(settingsFlagOf('settings.reasoning')).toBe('--reasoning');
     expect(settingsFlagOf('prompt')).toBeUndefined();
   });
 });

@@ -22,7 +22,7 @@ const INPUT: ModelRequestInput = {
   modelCallId: 'c1.1',
   backend: 0,
   model: 'local:m',
-  messages: [{ role: 'user', content: 'hi' }],
+  request: { spec: 1, prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
   timeoutMs: 1000,
 };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallState, Decision } from '../../../policy/index.js';
 import { initialState } from '../../../policy/index.js';
+import type { WireMessage } from '../../../common/request.js';
 import { outputOf, validateCallInput } from '../../../workflows/call/call-input.js';
 import { Corrections, correctionOf } from '../../../workflows/call/call-repair.js';
 
@@ -48,16 +49,21 @@ describe('the corrections of a call', () => {
     why: '',
     state: { ...initialState(2), ...state },
   });
-  const original = [{ role: 'user' as const, content: 'hi' }];
+  const original: WireMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
 
   it('are the bad answer, then the validator errors and what to do', () => {
     expect(correctionOf(mismatch)).toEqual([
-      { role: 'assistant', content: '{"a":1}' },
+      { role: 'assistant', content: [{ type: 'text', text: '{"a":1}' }] },
       {
         role: 'user',
-        content:
-          'Your answer does not match the required JSON Schema. The validator says:\n- /a: must be string\n' +
-          'Answer again with only the corrected JSON value.',
+        content: [
+          {
+            type: 'text',
+            text:
+              'Your answer does not match the required JSON Schema. The validator says:\n- /a: must be string\n' +
+              'Answer again with only the corrected JSON value.',
+          },
+        ],
       },
     ]);
   });

@@ -3,6 +3,7 @@ import { checkAgentTurn } from '../../../client/agent-turn-client.js';
 import { checkModelCall } from '../../../client/model-call-client.js';
 import {
   InvalidModelCallInputError,
+  checkCallInput,
   checkSettings,
   validateCallInput,
 } from '../../../workflows/call/call-input.js';
@@ -17,8 +18,29 @@ describe("a call's settings are checked before anything starts", () => {
     [{ maxOutputTokens: 200_000, temperature: 0, topP: 1, stopSequences: ['END', '\n\n'], seed: -7 }],
     [{ temperature: 2, topP: 0 }],
     [{ stopSequences: [] }],
-  ])('takes %j', (settings) => {
+    [{ topK: 1 }],
+    [{ topK: 40 }],
+    [{ presencePenalty: -2, frequencyPenalty: 2 }],
+    [{ presencePenalty: 0.5, frequencyPenalty: -1.25 }],
+    ...['provider-default', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'].map(
+      (reasoning): [object] => [{ reasoning }],
+    ),
+    [
+      {
+        maxOutputTokens: 64,
+        temperature: 0.2,
+        topP: 0.9,
+        topK: 40,
+        presencePenalty: 0.1,
+        frequencyPenalty: 0.2,
+        stopSequences: ['END'],
+        seed: 7,
+        reasoning: 'high',
+      },
+    ],
+  ] as [object][])('takes %j, and every attempt sends it', (settings) => {
     expect(() => validateCallInput(call(settings))).not.toThrow();
+    expect(checkCallInput(call(settings)).request).toMatchObject(settings);
   });
 
   it.each([
@@ -65,10 +87,32 @@ describe("a call's settings are checked before anything starts", () => {
     ['topP 1.5', { topP: 1.5 }, /^`settings\.topP`: must be a number from 0 to 1/],
     ['seed 1.5', { seed: 1.5 }, /^`settings\.seed`: must be a whole number \(got 1\.5\)/],
     ['seed as text', { seed: '42' }, /^`settings\.seed`: must be a whole number/],
+    ['topK 0', { topK: 0 }, /^`settings\.topK`: must be a whole number, at least 1 \(got 0\)/],
+    ['topK 1.5', { topK: 1.5 }, /^`settings\.topK`: must be a whole number, at least 1/],
+    [
+      'presencePenalty 3',
+      { presencePenalty: 3 },
+      /^`settings\.presencePenalty`: must be a number from -2 to 2 \(got 3\)/,
+    ],
+    [
+      'frequencyPenalty -2.5',
+      { frequencyPenalty: -2.5 },
+      /^`settings\.frequencyPenalty`: must be a number from -2 to 2 \(got -2\.5\)/,
+    ],
+    [
+      'frequencyPenalty as text',
+      { frequencyPenalty: '1' },
+      /^`settings\.frequencyPenalty`: must be a number from -2 to 2 \(got "1"\)/,
+    ],
+    [
+      'a reasoning effort the AI SDK does not have',
+      { reasoning: 'extreme' },
+      /^`settings\.reasoning`: must be one of provider-default, none, minimal, low, medium, high, xhigh, max \(got "extreme"\)/,
+    ],
     [
       'an unknown setting',
-      { topK: 40 },
-      /^`settings\.topK`: unknown setting: the settings are maxOutputTokens, temperature, topP, stopSequences, seed$/,
+      { topQ: 40 },
+      /^`settings\.topQ`: unknown setting: the settings are maxOutputTokens, temperature, topP, topK, presencePenalty, frequencyPenalty, stopSequences, seed, reasoning$/,
     ],
     [
       "the AI SDK's old name",
@@ -78,8 +122,23 @@ describe("a call's settings are checked before anything starts", () => {
     ['maxRetries', { maxRetries: 3 }, /^`settings\.maxRetries`: retries are the call's plan: give `retry`/],
     [
       'headers',
-      { headers: { 'x-api-key': 'k' } },
-      /^`settings\.headers`: headers belong to the provider in the worker/,
+      { headers: { 'x-request-tag': 'k' } },
+      /^`settings\.headers`: give request headers as the call's own `headers` field, beside `settings`; unknown setting/,
+    ],
+    [
+      'providerOptions',
+      { providerOptions: { openai: {} } },
+      /^`settings\.providerOptions`: give provider options as the call's own `providerOptions` field, beside `settings`/,
+    ],
+    [
+      'toolChoice',
+      { toolChoice: { type: 'auto' } },
+      /^`settings\.toolChoice`: give it as the call's own `toolChoice` field, beside `settings`/,
+    ],
+    [
+      'abortSignal',
+      { abortSignal: {} },
+      /^`settings\.abortSignal`: cancel the workflow \(or the scope around `callModel`\) instead/,
     ],
     ['settings as a list', [1], /^`settings`: must be an object/],
     ['settings as text', 'temperature=0', /^`settings`: must be an object/],

@@ -18,6 +18,7 @@ const CITY = {
 const zodCity = z.object({ city: z.string() });
 /** What the provider gets for the `weather` tool, whatever shape it was given in. */
 const weather = (inputSchema: Record<string, unknown> = CITY) => ({
+  type: 'function' as const,
   name: 'weather',
   description: 'the weather in a city',
   inputSchema,
@@ -57,14 +58,59 @@ describe("a call's tools", () => {
     [
       'a schema without a type (left to the provider)',
       [{ name: 'weather', inputSchema: { properties: {} } }],
-      [{ name: 'weather', inputSchema: { properties: {} } }],
+      [{ type: 'function', name: 'weather', inputSchema: { properties: {} } }],
     ],
     [
       'a record without descriptions',
       { a: { inputSchema: CITY }, b: { inputSchema: CITY } },
       [
-        { name: 'a', inputSchema: CITY },
-        { name: 'b', inputSchema: CITY },
+        { type: 'function', name: 'a', inputSchema: CITY },
+        { type: 'function', name: 'b', inputSchema: CITY },
+      ],
+    ],
+    [
+      "a function tool's strict, input examples and provider options",
+      {
+        weather: {
+          type: 'function',
+          inputSchema: CITY,
+          strict: true,
+          inputExamples: [{ input: { city: 'Oslo' } }],
+          providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+        },
+      },
+      [
+        {
+          type: 'function',
+          name: 'weather',
+          inputSchema: CITY,
+          strict: true,
+          inputExamples: [{ input: { city: 'Oslo' } }],
+          providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+        },
+      ],
+    ],
+    [
+      'a provider-defined tool in the record, named by its key',
+      { search: { type: 'provider', id: 'openai.web_search', args: { searchContextSize: 'low' } } },
+      [{ type: 'provider', id: 'openai.web_search', name: 'search', args: { searchContextSize: 'low' } }],
+    ],
+    [
+      'a provider-defined tool in our list, without args',
+      [{ type: 'provider', id: 'anthropic.web_search_20250305', name: 'web_search' }],
+      [{ type: 'provider', id: 'anthropic.web_search_20250305', name: 'web_search', args: {} }],
+    ],
+    [
+      "a provider-defined tool under the AI SDK 5 type name ('provider-defined')",
+      { code: { type: 'provider-defined', id: 'openai.code_interpreter', args: {} } },
+      [{ type: 'provider', id: 'openai.code_interpreter', name: 'code', args: {} }],
+    ],
+    [
+      'a function tool beside a provider-defined one, in the order given',
+      { weather: { inputSchema: CITY }, search: { type: 'provider', id: 'openai.web_search', args: {} } },
+      [
+        { type: 'function', name: 'weather', inputSchema: CITY },
+        { type: 'provider', id: 'openai.web_search', name: 'search', args: {} },
       ],
     ],
   ])('takes %s, as our plain list', (_name, tools, expected) => {
@@ -105,9 +151,39 @@ describe("a call's tools", () => {
       /^`tools\.weather\.inputSchema`: is a valibot schema with no JSON Schema to send/,
     ],
     [
-      'a provider-defined tool',
-      { search: { type: 'provider', id: 'openai.web_search', args: {} } },
-      /^`tools\.search\.type`: "provider" tools \(provider-defined\) are not supported/,
+      'a provider-defined tool without its provider in the id',
+      { search: { type: 'provider', id: 'web_search', args: {} } },
+      /^`tools\.search\.id`: a provider-defined tool names its provider and tool: `anthropic\.web_search_20250305`/,
+    ],
+    [
+      'a provider-defined tool without an id',
+      [{ type: 'provider', name: 'search' }],
+      /^`tools\[0\]\.id`: a provider-defined tool names its provider/,
+    ],
+    [
+      'a provider-defined tool whose args are no object',
+      { search: { type: 'provider', id: 'openai.web_search', args: 'low' } },
+      /^`tools\.search\.args`: must be an object of the tool's arguments/,
+    ],
+    [
+      "a function in a provider-defined tool's args",
+      { search: { type: 'provider', id: 'openai.web_search', args: { filter: () => true } } },
+      /^`tools\.search\.args\.filter`: is a function, not JSON data/,
+    ],
+    [
+      'a provider-defined tool in our list with a bad name',
+      [{ type: 'provider', id: 'openai.web_search', name: 'web search' }],
+      /^`tools\[0\]\.name`: a tool name is 1 to 64/,
+    ],
+    [
+      'a tool type that is neither function nor provider',
+      { weather: { type: 'mcp', inputSchema: CITY } },
+      /^`tools\.weather\.type`: "mcp" is not a tool type/,
+    ],
+    [
+      'a strict that is no boolean',
+      { weather: { inputSchema: CITY, strict: 'yes' } },
+      /^`tools\.weather\.strict`: must be a boolean/,
     ],
     [
       'the AI SDK 4 name',
@@ -116,8 +192,8 @@ describe("a call's tools", () => {
     ],
     [
       'an unknown tool field',
-      { weather: { inputSchema: CITY, strict: true } },
-      /^`tools\.weather\.strict`: not supported; a tool here has `description` and `inputSchema` only/,
+      { weather: { inputSchema: CITY, needsApproval: true } },
+      /^`tools\.weather\.needsApproval`: not supported; a tool here has `description`, `inputSchema`, `type`, `strict`/,
     ],
     [
       'a tool without a schema',

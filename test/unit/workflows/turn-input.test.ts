@@ -6,6 +6,7 @@ import {
   InvalidAgentTurnInputError,
   MAX_TURN_PAYLOAD_BYTES,
   jsonBytes,
+  turnMessages,
   turnPlan,
 } from '../../../workflows/turn/turn-input.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../../policy/shared-not-before.js';
@@ -84,6 +85,82 @@ describe('an agent turn input is checked before the turn starts', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("an agent turn's conversation", () => {
+  it("starts from the AI SDK's messages and the plain shape alike, as wire messages", () => {
+    expect(
+      turnMessages({
+        model: 'local:m',
+        system: 's',
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image', image: new Uint8Array([1, 2, 3]), mediaType: 'image/png' }],
+          },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 't1', name: 'calculator', args: '{"expression":"1+1"}' }],
+          },
+          { role: 'tool', toolCallId: 't1', toolName: 'calculator', content: '2' },
+        ],
+        prompt: 'and now?',
+      }),
+    ).toEqual([
+      { role: 'system', content: 's' },
+      {
+        role: 'user',
+        content: [{ type: 'file', data: { type: 'data', data: 'AQID' }, mediaType: 'image/png' }],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 't1', toolName: 'calculator', input: { expression: '1+1' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 't1',
+            toolName: 'calculator',
+            output: { type: 'text', value: '2' },
+          },
+        ],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'and now?' }] },
+    ]);
+  });
+
+  it.each([
+    [
+      'a file without a media type',
+      { messages: [{ role: 'user', content: [{ type: 'file', data: 'AAAA' }] }] },
+      'messages[0].content[0].mediaType',
+    ],
+    [
+      'a credential header',
+      { prompt: 'hi', headers: { Authorization: 'Bearer x' } },
+      'headers.Authorization',
+    ],
+    [
+      'an API key in provider options',
+      { prompt: 'hi', providerOptions: { openai: { apiKey: 'k' } } },
+      'providerOptions.openai.apiKey',
+    ],
+    ['a topK that is no whole number', { prompt: 'hi', settings: { topK: 0.5 } }, 'settings.topK'],
+  ])("refuses %s as the turn's input error, naming the field", (_name, extra, field) => {
+    let error: unknown;
+    try {
+      checkAgentTurn({ model: 'local:m', ...extra });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidAgentTurnInputError);
+    expect((error as Error).message.startsWith(`\`${field}\`: `)).toBe(true);
   });
 });
 
