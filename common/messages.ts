@@ -10,7 +10,7 @@
  */
 import type { ChatMessage, ToolCall } from './attempt.js';
 import { InvalidModelCallInputError } from './input-error.js';
-import { isBytes, isUrl, toWire } from './request.js';
+import { bytesToBase64, isBytes, isUrl, toWire } from './request.js';
 import type { WireContent, WireMessage } from './request.js';
 
 /** One message a call accepts: the AI SDK's `ModelMessage` (also in wire form) or the plain shape. */
@@ -254,6 +254,8 @@ function fileData(given: unknown, field: string): { data: FileData; mediaType?: 
       case 'text':
         if (typeof tagged.text !== 'string') refuse(`${field}.text`, 'must be a string');
         return { data: { type: 'text', text: tagged.text as string } };
+      default:
+        return refuse(`${field}.type`, 'file data is `{ type: "data" | "url" | "reference" | "text", ... }`');
     }
   }
   if (isUrl(given)) return urlData(given, field);
@@ -296,10 +298,22 @@ function urlData(
   if (url.protocol === 'data:') {
     const text = url.href;
     const comma = text.indexOf(',');
-    const mediaType = text.slice(5, comma).split(';')[0];
+    const params = text.slice(5, comma).split(';');
+    const mediaType = params[0];
     if (comma < 0 || !mediaType)
       refuse(field, 'is a data URL without a media type: `data:image/png;base64,...`');
-    return { data: { type: 'data', data: text.slice(comma + 1) }, mediaType: mediaType as string };
+    const payload = text.slice(comma + 1);
+    if (params.includes('base64'))
+      return { data: { type: 'data', data: payload }, mediaType: mediaType as string };
+    // Percent-encoded text (`data:text/plain,hello%20world`): its bytes, as base64 like every inline file.
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(payload);
+    } catch {
+      return refuse(field, 'is a data URL whose text is not percent-encoded UTF-8');
+    }
+    const data = bytesToBase64(new TextEncoder().encode(decoded));
+    return { data: { type: 'data', data }, mediaType: mediaType as string };
   }
   const original =
     typeof originalUrl === 'string' ? originalUrl : typeof value === 'string' ? value : undefined;

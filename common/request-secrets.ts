@@ -5,7 +5,6 @@
  * the worker (its providers file and environment), never to a call.
  */
 import { InvalidModelCallInputError } from './input-error.js';
-import type { WireRequest } from './request.js';
 
 /** Request headers that carry credentials, by name (lower case). */
 export const CREDENTIAL_HEADERS: readonly string[] = [
@@ -20,8 +19,6 @@ export const CREDENTIAL_HEADERS: readonly string[] = [
 /** A header value that looks like a credential: a bearer token, a JWT, an `sk-` key. */
 const CREDENTIAL_VALUE =
   /^\s*(bearer\s+\S|basic\s+\S|sk-[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.)/i;
-/** Fields of provider options that hold a key. */
-const KEY_FIELD = /^(api[-_]?key|apikey|secret[-_]?key|access[-_]?token|auth[-_]?token|password)$/i;
 /** A URL with userinfo (`scheme://user:pass@host`, `scheme://token@host`). */
 const USERINFO_URL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+@/i;
 
@@ -61,32 +58,72 @@ export function checkHeaders(headers: unknown, allowHeaders: AllowHeaders = [], 
   }
 }
 
-/** Refuses an API key in provider options (a field named like `apiKey` with a string value). */
+/** Parts of a field's name (lower case, `-` and `_` dropped) that say it holds a credential. */
+const KEY_NAME_PARTS = [
+  'apikey',
+  'secret',
+  'password',
+  'passwd',
+  'accesstoken',
+  'authtoken',
+  'authorization',
+  'bearer',
+  'privatekey',
+  'credential',
+  'sessiontoken',
+  'refreshtoken',
+  'idtoken',
+];
+
+/** Whether a field's name says it holds a credential (`apiKey`, `authorizationToken`, `client_secret`, `token`). */
+function isKeyName(key: string): boolean {
+  const k = key.toLowerCase().replace(/[-_]/g, '');
+  // `apiKeyEnv`: the name of a variable that holds a key, not the key.
+  if (k.endsWith('env')) return false;
+  return k === 'token' || KEY_NAME_PARTS.some((part) => k.includes(part));
+}
+
+/**
+ * Refuses a credential in provider options or a provider-defined tool's arguments, at any depth: a string under a
+ * field named like one (`apiKey`, `authorizationToken`, `client_secret`), a string that looks like one (a bearer
+ * token, a JWT, an `sk-` key), or a credential header in a nested `headers` object (an MCP server's, say).
+ */
 export function checkProviderOptions(options: unknown, at = 'providerOptions'): void {
   walk(options, at, (value, field, key) => {
-    if (key !== undefined && KEY_FIELD.test(key) && typeof value === 'string' && value !== '') {
-      throw new InvalidModelCallInputError(
-        field,
-        `holds a credential, and a request is written into the workflow's history: ${WHERE_KEYS}`,
-      );
+    if (typeof value === 'string' && value !== '') {
+      if ((key !== undefined && isKeyName(key)) || CREDENTIAL_VALUE.test(value)) {
+        throw new InvalidModelCallInputError(
+          field,
+          `holds a credential, and a request is written into the workflow's history: ${WHERE_KEYS}`,
+        );
+      }
+      if (value.includes('://') && USERINFO_URL.test(value)) throw userinfo(field);
+    } else if (key === 'headers' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      checkHeaders(value, [], field);
     }
   });
 }
 
+/** A URL with a user name and a password (`scheme://user:password@host`): in free text, only this is refused. */
+const PASSWORD_URL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]+:[^\s/?#@]+@/i;
+
 /**
- * Refuses a URL with a user name or password in any string of the request (file URLs, provider options, tools,
- * messages). Base64 file data holds no `://` and is skipped.
+ * Refuses a URL with a user name or password in a field that holds a URL (a file's URL, a header's value), or,
+ * with `text`, a URL with a password in free text (a prompt): `ssh://git@host` in a prompt is no credential.
  */
-export function checkUrlUserinfo(request: Omit<WireRequest, 'spec'>, at = ''): void {
-  walk(request, at, (value, field) => {
-    if (typeof value === 'string' && value.includes('://') && USERINFO_URL.test(value)) {
-      throw new InvalidModelCallInputError(
-        field || 'request',
-        'holds a URL with a user name or password, and a request is written into the history: remove them ' +
-          '(a credential belongs to the worker)',
-      );
-    }
+export function checkUrlUserinfo(value: unknown, at: string, kind: 'url' | 'text' = 'url'): void {
+  const pattern = kind === 'url' ? USERINFO_URL : PASSWORD_URL;
+  walk(value, at, (v, field) => {
+    if (typeof v === 'string' && v.includes('://') && pattern.test(v)) throw userinfo(field || 'request');
   });
+}
+
+function userinfo(field: string): InvalidModelCallInputError {
+  return new InvalidModelCallInputError(
+    field,
+    'holds a URL with a user name or password, and a request is written into the history: remove them ' +
+      '(a credential belongs to the worker)',
+  );
 }
 
 function walk(

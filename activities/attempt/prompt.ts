@@ -12,29 +12,44 @@ export function decodeRequest(request: WireRequest): Omit<LanguageModelV4CallOpt
   return { ...(rest as Omit<LanguageModelV4CallOptions, 'prompt'>), prompt: toPrompt(prompt) };
 }
 
-/** Messages in the AI SDK's prompt format: every URL of a file part as a `URL`. */
+/** Messages in the AI SDK's prompt format: the URL of every file part (also inside tool results) as a `URL`. */
 export function toPrompt(messages: readonly WireMessage[]): LanguageModelV4Prompt {
-  return messages.map((m) =>
-    hasUrl(m) ? (withUrls(m) as LanguageModelV4Prompt[number]) : m,
-  ) as LanguageModelV4Prompt;
+  return messages.map((m) => {
+    if (m.role === 'system' || !m.content.some(holdsUrl)) return m;
+    return { ...m, content: m.content.map(withUrl) };
+  }) as LanguageModelV4Prompt;
 }
 
-function hasUrl(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(hasUrl);
-  const o = value as Record<string, unknown>;
-  if (o.type === 'url' && typeof o.url === 'string') return true;
-  return Object.entries(o).some(([k, v]) => k !== 'providerOptions' && k !== 'input' && hasUrl(v));
+type WirePart = Exclude<WireMessage, { role: 'system' }>['content'][number];
+
+/** A file's data that is a URL in wire form. */
+function isUrlData(data: unknown): data is { type: 'url'; url: string } {
+  return (
+    typeof data === 'object' &&
+    data !== null &&
+    (data as { type?: unknown }).type === 'url' &&
+    typeof (data as { url?: unknown }).url === 'string'
+  );
 }
 
-function withUrls(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(withUrls);
-  const o = value as Record<string, unknown>;
-  if (o.type === 'url' && typeof o.url === 'string') return { ...o, url: new URL(o.url) };
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) out[k] = k === 'providerOptions' || k === 'input' ? v : withUrls(v);
-  return out;
+function holdsUrl(part: WirePart): boolean {
+  if (part.type === 'file' || part.type === 'reasoning-file') return isUrlData(part.data);
+  if (part.type === 'tool-result' && part.output.type === 'content')
+    return part.output.value.some((c) => c.type === 'file' && isUrlData(c.data));
+  return false;
+}
+
+/** The part with its file's URL as a `URL`; a tool's own JSON (`json` output, tool-call input) is left alone. */
+function withUrl(part: WirePart): unknown {
+  if ((part.type === 'file' || part.type === 'reasoning-file') && isUrlData(part.data))
+    return { ...part, data: { ...part.data, url: new URL(part.data.url) } };
+  if (part.type === 'tool-result' && part.output.type === 'content') {
+    const value = part.output.value.map((c) =>
+      c.type === 'file' && isUrlData(c.data) ? { ...c, data: { ...c.data, url: new URL(c.data.url) } } : c,
+    );
+    return { ...part, output: { ...part.output, value } };
+  }
+  return part;
 }
 
 /**

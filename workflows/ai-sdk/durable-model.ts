@@ -114,7 +114,7 @@ export class DurableLanguageModel implements LanguageModelV4 {
   async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
     const stream = this.options.stream === undefined ? false : this.options.stream;
     const control: RequestControl = options.abortSignal ? { signal: options.abortSignal } : {};
-    return generateResult(await this.call(options, stream, control));
+    return generateResult(await this.call(options, stream, control), this.chain);
   }
 
   /**
@@ -145,7 +145,7 @@ export class DurableLanguageModel implements LanguageModelV4 {
           (result) => {
             let parts: LanguageModelV4StreamPart[];
             try {
-              parts = streamParts(result);
+              parts = streamParts(result, this.chain);
               const headers = result.output.response?.headers;
               if (headers !== undefined) response.headers = headers;
             } catch (error) {

@@ -58,9 +58,15 @@ function settingsOf(options: LanguageModelV4CallOptions): ModelSettings | undefi
   return Object.keys(s).length > 0 ? (s as ModelSettings) : undefined;
 }
 
-/** The request headers that have a value (the AI SDK leaves unset ones `undefined`). */
+/**
+ * The caller's request headers that have a value (the AI SDK leaves unset ones `undefined`). The AI SDK's own
+ * `user-agent` (`ai/<version>`) is left out: it is not the caller's, the provider's client sends its own, and it would
+ * put the SDK's version into every request in history.
+ */
 function headersOf(given: LanguageModelV4CallOptions['headers']): Record<string, string> | undefined {
   if (given === undefined) return undefined;
-  const entries = Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined);
+  const entries = Object.entries(given).filter(
+    (e): e is [string, string] => e[1] !== undefined && e[0].toLowerCase() !== 'user-agent',
+  );
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }

@@ -24,13 +24,20 @@ export interface ModelRetryMetadata {
   /** The backend that answered (`provider:model`) and its index in the chain. */
   model: string;
   backend: number;
+  /** The call's chain of backends. */
+  chain?: string[];
   /** How many attempts the call made, this answer's included. */
   attempts: number;
-  [key: string]: string | number;
+  /** Each attempt: its id, backend, outcome and failure class (the whole records are the call's result). */
+  tried?: { modelCallId: string; model: string; outcome: string; class?: string }[];
+  [key: string]: string | number | string[] | ModelRetryMetadata['tried'];
 }
 
 /** The answer as `doGenerate` returns it. */
-export function generateResult(result: ModelCallResult): LanguageModelV4GenerateResult {
+export function generateResult(
+  result: ModelCallResult,
+  chain?: readonly string[],
+): LanguageModelV4GenerateResult {
   const output = result.output;
   return {
     content: contentOf(output),
@@ -38,7 +45,7 @@ export function generateResult(result: ModelCallResult): LanguageModelV4Generate
     usage: usageOf(result.usage),
     providerMetadata: {
       ...((output.providerMetadata ?? {}) as SharedV4ProviderMetadata),
-      modelRetry: metadataOf(result),
+      modelRetry: metadataOf(result, chain),
     },
     response: responseOf(result),
     warnings: (output.warnings ?? []) as SharedV4Warning[],
@@ -50,8 +57,8 @@ export function generateResult(result: ModelCallResult): LanguageModelV4Generate
  * as one start, one delta and one end; a tool call as its input's start, delta and end, then the call; files,
  * sources, tool results as they are), then the finish.
  */
-export function streamParts(result: ModelCallResult): LanguageModelV4StreamPart[] {
-  const answer = generateResult(result);
+export function streamParts(result: ModelCallResult, chain?: readonly string[]): LanguageModelV4StreamPart[] {
+  const answer = generateResult(result, chain);
   const { headers: _headers, ...metadata } = answer.response ?? {};
   const parts: LanguageModelV4StreamPart[] = [
     { type: 'stream-start', warnings: answer.warnings },
@@ -141,8 +148,7 @@ export function fromWireContent(part: WireContent): LanguageModelV4Content {
 function finishReasonOf(output: CallOutput): LanguageModelV4FinishReason {
   const given = output.finishReason;
   const unified = (UNIFIED.has(given) ? given : 'other') as LanguageModelV4FinishReason['unified'];
-  // The attempt keeps the provider's raw reason only where it differs from the unified one.
-  return { unified, raw: output.rawFinishReason ?? given };
+  return { unified, raw: output.rawFinishReason };
 }
 
 /** The response's metadata: the provider's id, model id (else the answering backend's model), time and headers. */
@@ -170,12 +176,19 @@ export function providerOf(backend: string): string {
   return colon < 0 ? backend : backend.slice(0, colon);
 }
 
-function metadataOf(result: ModelCallResult): ModelRetryMetadata {
+function metadataOf(result: ModelCallResult, chain?: readonly string[]): ModelRetryMetadata {
   return {
     callId: result.callId,
     model: result.model,
     backend: result.backend,
+    ...(chain ? { chain: [...chain] } : {}),
     attempts: result.attempts.length,
+    tried: result.attempts.map((r) => ({
+      modelCallId: r.modelCallId,
+      model: r.model,
+      outcome: r.outcome,
+      ...(r.failure ? { class: r.failure.class } : {}),
+    })),
   };
 }
 

@@ -117,12 +117,8 @@ export function embedRequest(
       'must be an object keyed by provider (`{ openai: { ... } }`)',
     );
   }
-  checkUrlUserinfo({
-    prompt: [],
-    embed,
-    ...(call.providerOptions !== undefined ? { providerOptions: call.providerOptions } : {}),
-    ...(call.headers !== undefined ? { headers: call.headers } : {}),
-  });
+  checkUrlUserinfo(call.headers, 'headers');
+  checkUrlUserinfo(embed.values, 'embed.values', 'text');
   return {
     spec: REQUEST_SPEC,
     prompt: [],

@@ -153,6 +153,8 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
     const bound = providerBoundProblem(request, backends, config?.providerKeys);
     if (bound) throw new InvalidModelCallInputError(bound.field, bound.message);
   } catch (error) {
+    // The call was opened (its status is queryable): it ends here, before any attempt.
+    Object.assign(status, { state: 'stopped', stopReason: 'non-retryable' });
     throw inputFailure(error, InvalidModelCallInputError, INVALID_MODEL_CALL_INPUT);
   }
   const sizes = inputSizes(

@@ -145,9 +145,9 @@ describe("the AI SDK's request as a call's input, whole", () => {
       },
     ],
     [
-      'request headers, without the unset ones',
+      "request headers, without the unset ones and the AI SDK's own user agent",
       { headers: { 'x-team': 'a', 'user-agent': 'ai/7.0.0', 'x-unset': undefined } },
-      { headers: { 'x-team': 'a', 'user-agent': 'ai/7.0.0' } },
+      { headers: { 'x-team': 'a' } },
     ],
     [
       'a JSON answer without a schema as the response format',

@@ -111,9 +111,11 @@ describe("a call's result as the AI SDK's answer, whole", () => {
         { type: 'text', text: 'Sunny.' },
         { type: 'tool-call', toolCallId: 't1', toolName: 'weather', input: '{"city":"Paris"}' },
       ],
-      finishReason: { unified: 'tool-calls', raw: 'tool-calls' },
+      finishReason: { unified: 'tool-calls', raw: undefined },
       usage: { inputTokens: { total: 10 }, outputTokens: { total: 4 } },
-      providerMetadata: { modelRetry: { callId: 'c2', model: 'local:b', backend: 1, attempts: 0 } },
+      providerMetadata: {
+        modelRetry: { callId: 'c2', model: 'local:b', backend: 1, attempts: 0, tried: [] },
+      },
       response: { id: 'r1', modelId: 'b' },
       warnings: [],
     });
@@ -162,11 +164,15 @@ describe("a call's result as the AI SDK's answer, whole", () => {
     });
     expect(answer.providerMetadata).toEqual({
       anthropic: { cacheCreationInputTokens: 7 },
-      modelRetry: { callId: 'c2', model: 'local:b', backend: 1, attempts: 0 },
+      modelRetry: { callId: 'c2', model: 'local:b', backend: 1, attempts: 0, tried: [] },
     });
-    expect(generateResult(withOutput({ finishReason: 'weird' })).finishReason).toEqual({
-      unified: 'other',
-      raw: 'weird',
+    // A provider's own reason the unified ones do not know is `other`, its raw reason as the provider gave it.
+    expect(
+      generateResult(withOutput({ finishReason: 'other', rawFinishReason: 'weird' })).finishReason,
+    ).toEqual({ unified: 'other', raw: 'weird' });
+    expect(generateResult(withOutput({ finishReason: 'stop' })).finishReason).toEqual({
+      unified: 'stop',
+      raw: undefined,
     });
   });
 
@@ -266,5 +272,54 @@ describe("a call's result as the AI SDK's answer, whole", () => {
     ['openrouter:meta/llama:free', 'meta/llama:free', 'openrouter'],
   ])('names %s as the model %s of the provider %s', (backend, model, provider) => {
     expect([modelOf(backend), providerOf(backend)]).toEqual([model, provider]);
+  });
+});
+
+describe("model-retry's own metadata of an answer", () => {
+  it('names the chain and each attempt', () => {
+    const { providerMetadata } = generateResult(
+      {
+        callId: 'c1',
+        stopReason: 'succeeded',
+        output: { text: 'hi', toolCalls: [], finishReason: 'stop' },
+        model: 'local:b',
+        backend: 1,
+        attempts: [
+          {
+            modelCallId: 'c1.1',
+            callId: 'c1',
+            attempt: 1,
+            backend: 0,
+            model: 'local:a',
+            startedAt: '2026-01-01T00:00:00.000Z',
+            outcome: 'failed',
+            failure: { class: 'ServerError', message: '502' },
+          },
+          {
+            modelCallId: 'c1.2',
+            callId: 'c1',
+            attempt: 2,
+            backend: 1,
+            model: 'local:b',
+            startedAt: '2026-01-01T00:00:01.000Z',
+            outcome: 'succeeded',
+          },
+        ],
+        billed: { attempts: 2 },
+        lastDecision: { reason: 'succeeded', why: 'answered' },
+      },
+      ['local:a', 'local:b'],
+    );
+    expect(providerMetadata?.modelRetry).toEqual({
+      callId: 'c1',
+      model: 'local:b',
+      backend: 1,
+      chain: ['local:a', 'local:b'],
+      attempts: 2,
+      tried: [
+        { modelCallId: 'c1.1', model: 'local:a', outcome: 'failed', class: 'ServerError' },
+        { modelCallId: 'c1.2', model: 'local:b', outcome: 'succeeded' },
+      ],
+    });
   });
 });

@@ -1108,3 +1108,32 @@ describe('textOfMessage', () => {
     ).toBe('ab');
   });
 });
+
+describe('toWireMessages: data URLs and file data tags', () => {
+  it('takes a percent-encoded data URL as its bytes, in base64 like every inline file', () => {
+    const [m] = toWireMessages([
+      {
+        role: 'user',
+        content: [{ type: 'file', data: 'data:text/plain,h%C3%A9llo%20x', mediaType: 'text/plain' }],
+      },
+    ]);
+    expect(m).toEqual({
+      role: 'user',
+      content: [
+        {
+          type: 'file',
+          mediaType: 'text/plain',
+          data: { type: 'data', data: Buffer.from('héllo x').toString('base64') },
+        },
+      ],
+    });
+  });
+
+  it('refuses file data with a tag it does not know, naming the field', () => {
+    expect(() =>
+      toWireMessages([
+        { role: 'user', content: [{ type: 'file', data: { type: 'blob', id: 1 }, mediaType: 'image/png' }] },
+      ]),
+    ).toThrow(/`messages\[0\]\.content\[0\]\.data\.type`/);
+  });
+});

@@ -162,6 +162,7 @@ describe('checkProviderOptions', () => {
     [{ openai: { apiKey: '' } }],
     [{ openai: { apiKey: null, password: 3 } }],
     [{ google: { keyFile: 'ok', apiKeyEnv: 'GOOGLE_API_KEY' } }],
+    [{ anthropic: { signature: 'EqQBCkgIARAB', redactedData: 'abc' }, openai: { itemId: 'rs_1' } }],
     [undefined],
   ])('takes provider options without a key: %j', (options) => {
     expect(() => checkProviderOptions(options)).not.toThrow();
@@ -170,66 +171,16 @@ describe('checkProviderOptions', () => {
 
 describe('checkUrlUserinfo', () => {
   it.each([
-    [
-      'a message text',
-      { prompt: [{ role: 'user', content: [{ type: 'text', text: 'see https://u:p@example.com/x' }] }] },
-      'prompt[0].content[0].text',
-    ],
-    [
-      'a file URL',
-      {
-        prompt: [
-          {
-            role: 'user',
-            content: [
-              {
-                type: 'file',
-                data: { type: 'url', url: 'ftp://me@files.example.com/a.pdf' },
-                mediaType: 'application/pdf',
-              },
-            ],
-          },
-        ],
-      },
-      'prompt[0].content[0].data.url',
-    ],
-    [
-      'a provider option',
-      { prompt: [], providerOptions: { openai: { proxy: 'http://user:pw@proxy:8080' } } },
-      'providerOptions.openai.proxy',
-    ],
-    [
-      'a tool description',
-      {
-        prompt: [],
-        tools: [
-          { type: 'function', name: 'w', description: 'calls https://tok@api.example.com', inputSchema: {} },
-        ],
-      },
-      'tools[0].description',
-    ],
-    [
-      'a provider-defined tool argument',
-      {
-        prompt: [],
-        tools: [
-          { type: 'provider', id: 'x.mcp', name: 'm', args: { server: 'https://a:b@mcp.example.com' } },
-        ],
-      },
-      'tools[0].args.server',
-    ],
-    [
-      'a header value',
-      { prompt: [], headers: { 'x-callback': 'https://hook:secret@example.com/cb' } },
-      'headers.x-callback',
-    ],
-  ])('refuses a URL with userinfo in %s, naming its field', (_name, request, field) => {
-    const found = refusal(() => checkUrlUserinfo(request as never));
+    ['a header value', { 'x-callback': 'https://hook:secret@example.com/cb' }, 'headers.x-callback'],
+    ['a user name alone', { 'x-callback': 'ftp://me@files.example.com/a.pdf' }, 'headers.x-callback'],
+    ['a list', ['https://example.com', 'https://a:b@example.com'], 'headers[1]'],
+  ])('refuses userinfo in a field that holds a URL: %s, naming its field', (_name, value, field) => {
+    const found = refusal(() => checkUrlUserinfo(value, 'headers'));
     expect(found.field).toBe(field);
     expect(found.message).toMatch(/holds a URL with a user name or password/);
   });
 
-  it('finds userinfo wherever it is in a generated request', () => {
+  it('finds userinfo wherever it is in a generated value', () => {
     const key = fc.stringMatching(/^[a-z]{1,6}$/);
     const tree = fc.letrec((tie) => ({
       node: fc.oneof(
@@ -244,24 +195,31 @@ describe('checkUrlUserinfo', () => {
       fc.property(
         fc.dictionary(key, tree, { minKeys: 1, maxKeys: 3 }),
         fc.array(key, { minLength: 1, maxLength: 3 }),
-        (request, path) => {
-          expect(() => checkUrlUserinfo(request as never)).not.toThrow();
+        (value, path) => {
+          expect(() => checkUrlUserinfo(value, 'v')).not.toThrow();
           let placed: unknown = 'https://user:pw@example.com/';
           for (const p of [...path].reverse()) placed = { [p]: placed };
-          const found = refusal(() => checkUrlUserinfo({ ...request, zz: placed } as never));
-          expect(found.field).toBe(['zz', ...path].join('.'));
+          const found = refusal(() => checkUrlUserinfo({ ...value, zz: placed }, 'v'));
+          expect(found.field).toBe(['v', 'zz', ...path].join('.'));
         },
       ),
     );
   });
 
   it.each([
-    ['an email address in a text', 'write to a@example.com'],
+    ['an email address', 'write to a@example.com'],
     ['an @ in a path or query', 'https://example.com/users/@me?mail=a@b.com'],
     ['a plain URL', 'https://example.com/a.pdf'],
+    ['a user name without a password', 'clone ssh://git@github.com/x/y.git'],
     ['base64', 'QUJDRA=='],
-  ])('takes %s', (_name, text) => {
-    expect(() => checkUrlUserinfo({ prompt: [{ role: 'system', content: text }] })).not.toThrow();
+  ])('takes %s in free text', (_name, text) => {
+    expect(() => checkUrlUserinfo(text, 'prompt', 'text')).not.toThrow();
+  });
+
+  it('refuses a URL with a password in free text, naming the field', () => {
+    expect(refusal(() => checkUrlUserinfo('connect to postgres://app:pw@db/x', 'prompt', 'text')).field).toBe(
+      'prompt',
+    );
   });
 });
 
@@ -280,14 +238,45 @@ describe("a call's input is refused with the field of its secret", () => {
     ['userinfo in the system prompt', { system: 'use https://u:p@example.com' }, 'system'],
     ['userinfo in the prompt', { prompt: 'fetch https://u:p@example.com' }, 'prompt'],
     [
-      'userinfo in a message text',
+      'a password URL in a user message text',
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'see https://t:pw@example.com' }] }] },
+      'messages[0].content[0].text',
+    ],
+    [
+      'a password URL in a string user message, after a system message',
+      { system: 's', messages: [{ role: 'user', content: 'see https://t:pw@example.com' }] },
+      'messages[0].content',
+    ],
+    [
+      "a bearer token in a message part's provider options",
       {
         messages: [
-          { role: 'user', content: 'a' },
-          { role: 'assistant', content: 'see https://t@example.com' },
+          {
+            role: 'user',
+            content: [{ type: 'text', text: 'hi', providerOptions: { x: { auth: 'Bearer abcdef' } } }],
+          },
         ],
       },
-      'messages[1].content[0].text',
+      'messages[0].content[0].providerOptions.x.auth',
+    ],
+    [
+      "an MCP server's authorization token in provider options",
+      { providerOptions: { anthropic: { mcpServers: [{ url: 'https://m', authorizationToken: 't0k' }] } } },
+      'providerOptions.anthropic.mcpServers[0].authorizationToken',
+    ],
+    [
+      "a credential header of a provider tool's MCP server",
+      {
+        tools: [
+          {
+            type: 'provider',
+            id: 'openai.mcp',
+            name: 'mcp',
+            args: { serverUrl: 'https://m', headers: { Authorization: 'Token abc' } },
+          },
+        ],
+      },
+      'tools[0].args.headers.Authorization',
     ],
     [
       'userinfo in an image URL',
