@@ -14,7 +14,7 @@ export const HEARTBEAT_INTERVAL_MS = 250;
  * learns of cancellation, and how the workflow reads `startedAt` after a heartbeat timeout.
  *
  * The first one goes after `intervalMs`, not at once: an activity that ends sooner (a model that answers at
- * once) makes no heartbeat RPC at all, which the platform's floor does not make either (issue 22). Nothing is
+ * once) makes no heartbeat RPC at all, which a plain activity does not make either, so a short attempt costs no more. Nothing is
  * lost by the wait: a cancel still arrives with the first heartbeat's answer (as it would have with the second
  * one's), and the heartbeat timeout (seconds) is far longer than `intervalMs`. A worker that dies before its
  * first heartbeat leaves no `startedAt` to read: the attempt's record then takes the time of its scheduled event

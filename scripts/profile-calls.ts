@@ -1,5 +1,5 @@
 /**
- * Profiles the product's per-call cost against the platform's floor (issue 22), outside the bench: N calls that
+ * Profiles the product's per-call cost against the platform's floor, outside the bench: N calls that
  * answer at once against the loopback provider on one dev server, the client and worker in this process, as
  * (a) a plain workflow + plain activity making the same AI SDK request (the floor, `plain`), (b) the floor plus
  * what the contract adds (a local activity for the worker's settings, the stop's search attributes: `contract`),

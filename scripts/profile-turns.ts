@@ -1,5 +1,5 @@
 /**
- * Profiles an agent turn's cost against the platform's floor (issue 22), outside the bench: N turns at once
+ * Profiles an agent turn's cost against the platform's floor, outside the bench: N turns at once
  * against the loopback provider on one dev server (the calculator asked for `steps - 1` times, then the answer),
  * the client and both workers in this process as in the `turn` benchmark, as (a) the bench's plain
  * `floorTurnWorkflow` (the floor) and (b) `agentTurnWorkflow` started through `startAgentTurn`. Rounds are

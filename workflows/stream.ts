@@ -87,7 +87,7 @@ function deltaOf(data: string): Partial<StreamDelta> | undefined {
  * being abandoned) and waits for the handlers in flight, even in a cancelled run. Adds no history event.
  * `undefined` when there is nothing to wait for (no stream, or no handler in flight: nobody subscribed, the usual
  * case): then no scope, no condition and no promise, which Temporal's sandbox pays for with a stack trace each
- * (issue 22). Handlers start only with an activation's jobs, so none can start before the run ends in this one.
+ *. Handlers start only with an activation's jobs, so none can start before the run ends in this one.
  */
 export function closeStream(): Promise<void> | undefined {
   const stream = current;

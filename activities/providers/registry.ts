@@ -293,7 +293,7 @@ export function createProviderRegistry(
  * The models a registry built, by model name, each with what the environment gave it (key, base URL, header
  * values). An AI SDK model holds its settings and no state of a request, so one serves every request with the same
  * settings; building one costs more CPU than the rest of an attempt's own work (the OpenAI-compatible model builds
- * its response schemas in its constructor: BENCHMARKS.md, "Agent turns, fifth day"). A changed key, base URL or
+ * its response schemas in its constructor, as a CPU profile of an attempt showed). A changed key, base URL or
  * header value builds a new one. Bounded: past `MAX_BUILT_MODELS` names, the least recently used goes.
  */
 class BuiltModels {

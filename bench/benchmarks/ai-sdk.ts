@@ -32,11 +32,11 @@ interface Outcome {
 }
 
 /**
- * The comparison of issue 18: the same `generateText` agent (a weather tool whose `execute` runs an activity),
+ * The side-by-side comparison of the AI SDK surfaces: the same `generateText` agent (a weather tool whose `execute` runs an activity),
  * written on `@temporalio/ai-sdk`'s `TemporalProvider` (Temporal's default retry policy, as its users get it) and
  * on model-retry's `durableModel` (a backoff plan with the same first wait, bounded by a deadline), through the
  * fault matrix: per row, the requests the loopback provider saw, the outcome, the time to it, and whether the
- * history shows every attempt. A run still retrying at the bound is terminated and says so. Then (issue 22) what the
+ * history shows every attempt. A run still retrying at the bound is terminated and says so. Then what the
  * AI SDK surface costs each run beside `callModel` and the floor (`aiSdkCost`).
  */
 export const aiSdk: Benchmark = {

@@ -1,6 +1,6 @@
 /**
  * The cells of the concurrency benchmark's tables: medians and ranges of a mode's loads, and ours-over-floor
- * ratios taken round by round, marked against issue 22's goals.
+ * ratios taken round by round, marked against the goals of CPU per call.
  */
 import { fmtNum, fmtRatio, median, ratio, spread, sum } from '../lib/stats.js';
 import type { Spread } from '../lib/stats.js';

@@ -20,7 +20,7 @@ import { loadKey, MODES } from './concurrency-plan.js';
 import type { ConcurrencyPlan } from './concurrency-plan.js';
 import type { LoadFigures, LoadMode } from './load-run.js';
 
-/** The goals of issue 22, ours over the floor: throughput at least, the others at most. */
+/** The goals, ours over the floor: throughput at least, the others at most. */
 export const GOALS = { throughput: 0.95, workerCpu: 1.1, p50: 1.1, p99: 1.1 } as const;
 
 const LABEL: Record<LoadMode, string> = {

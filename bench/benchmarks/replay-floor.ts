@@ -6,7 +6,7 @@ import type { History } from '../lib/history.js';
 import type { Table } from '../lib/report.js';
 import { fmtMs, fmtRatio, median, ratio } from '../lib/stats.js';
 
-/** The goals of issue 22 for replay: ours per event at most 1.2x the floor's, and under 0.5 ms for a call. */
+/** The goals for replay: ours per event at most 1.2x the floor's, and under 0.5 ms for a call. */
 export const REPLAY_GOALS = { perEventVsFloor: 1.2, callPerEventMs: 0.5 };
 
 /** One replayed history's figures: its events, and the wall time and process CPU of each measured round (ms). */

@@ -1,5 +1,5 @@
 /**
- * Counts the promises workflow code makes in Temporal's sandbox while replaying recorded histories (issue 22):
+ * Counts the promises workflow code makes in Temporal's sandbox while replaying recorded histories:
  * every one costs a captured stack trace (the sandbox's promise hook). For each history: the total, and by the
  * nearest frame of the project's own workflow code (source-mapped), so a cut is measured, not guessed.
  *

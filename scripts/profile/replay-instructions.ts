@@ -1,5 +1,5 @@
 /**
- * Counts the CPU instructions a replay costs per history, side by side (issue 22): valgrind's cachegrind (`I refs`)
+ * Counts the CPU instructions a replay costs per history, side by side: valgrind's cachegrind (`I refs`)
  * over a plain-Node child (`replay-count.ts`) that replays one side's saved histories with the workflow bundle as
  * shipped, V8 single-threaded (its compiler and GC then run in the counted thread) and a full collection before each
  * replay. Once with one replay and once with three: the difference over two replays is the warm cost, without the

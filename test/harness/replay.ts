@@ -94,7 +94,7 @@ const OWN_FRAME = /\/(workflows\/[^):]+):\d+/;
 /**
  * Replays `history` and counts the workflow promises whose nearest own frame is in a file under `dir` (e.g.
  * `workflows/call/`), by file: each costs a stack trace in Temporal's sandbox (its promise hook), most of a run's
- * workflow CPU beyond the floor's (issue 22). Replay runs workflow code in this thread, so the hook sees them.
+ * workflow CPU beyond the floor's. Replay runs workflow code in this thread, so the hook sees them.
  */
 export async function countOwnPromises(
   bundle: WorkflowBundle,

@@ -186,7 +186,7 @@ describe('bad input is refused clearly, once', () => {
   it('an attempt input over the limit that bypassed the client check is never scheduled: the call stops `history-limit`, nothing sent, never terminated', async () => {
     // Just under the limit as a workflow input (the server starts it), just over as the attempt's input (the
     // same prompt plus the attempt's own fields and a long workflow id): what a host that skips
-    // `startModelCall` can meet. Before issue 16 the server refused to schedule the attempt and terminated the run.
+    // `startModelCall` can meet. Before the size check, the server refused to schedule the attempt and terminated the run.
     const m = fx.model();
     const workflowId = `bypass-${'w'.repeat(600)}-${randomUUID()}`;
     const handle = await fx.temporal.client.workflow.start(modelCallWorkflow, {

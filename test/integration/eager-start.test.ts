@@ -12,7 +12,7 @@ import type { ModelCallFixture } from '../harness/model-call.js';
 import { replayAll } from '../harness/replay.js';
 
 /**
- * Eager workflow start from `startModelCall` (issue 22): a host whose client shares its `NativeConnection` with a
+ * Eager workflow start from `startModelCall`: a host whose client shares its `NativeConnection` with a
  * worker in the same process (like the demo) gets the call's first workflow task back in the start response.
  */
 describe('startModelCall with requestEagerStart', () => {

@@ -1,7 +1,7 @@
 import type { Scenario } from './scenario.js';
 
 /**
- * Cases every run tries first (fast-check `examples`), each a shrunk finding of the suite or of issue 16 that
+ * Cases every run tries first (fast-check `examples`), each a shrunk finding of the suite or of a run once terminated for its size, that
  * does not depend on a race. They keep the suite honest about what it once found, whatever the seed.
  */
 export const REGRESSIONS: Scenario[] = [

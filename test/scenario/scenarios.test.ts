@@ -21,7 +21,7 @@ import type { Scenario } from './scenario.js';
 import type { Violation } from './stop-oracle.js';
 
 /**
- * The randomized scenario suite (issue 16): fast-check generates fault scripts, plans, chains, cancellations,
+ * The randomized scenario suite: fast-check generates fault scripts, plans, chains, cancellations,
  * worker shutdowns, fleet health on or off, per-worker limits and sometimes a second worker (a `model-retry
  * worker` process) on the call's task queue; each case runs `modelCallWorkflow` (and `callModel` inside it) on the real dev server
  * against the loopback provider, and every invariant is checked on what the run left behind. A case in three runs

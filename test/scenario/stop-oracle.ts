@@ -15,7 +15,7 @@ export interface Violation {
   known?: string;
 }
 
-/** Known defects (issue 16) being fixed in other branches: the suite is expected to find them until they land. */
+/** Known defects being fixed in other branches: the suite is expected to find them until they land. */
 export const KNOWN = {
   cancel: 'K1 cancel during an in-flight attempt that then ends on its own -> FAILED, not CANCELED',
   chainWaits: 'K2 a chain with a short waits list stops attempts-exhausted before trying the other backends',

@@ -68,7 +68,7 @@ export class BudgetWatch {
  * The call's budget watch, or `undefined` for a call without a budget. `config` is the worker's answer
  * (`workerConfig`, asked once per run): the prices of the call's backends, or `undefined` when the worker could
  * not answer (the prices are then unknown). Not async: the caller has the answer already, and an await would be
- * a promise Temporal's sandbox takes a stack trace of (issue 22).
+ * a promise Temporal's sandbox takes a stack trace of.
  */
 export function watchBudget(
   budget: Budget | undefined,

@@ -111,7 +111,7 @@ export interface CheckedCallInput {
 
 /**
  * `validateCallInput`, returning the parts it checked (`backendsOf`, `messagesOf`, `toolsOf`, `streamOf`,
- * `outputOf`), so that a call computes each once (issue 22: a turn's calls are checked at every step).
+ * `outputOf`), so that a call computes each once (a turn's calls are checked at every step).
  */
 export function checkCallInput(input: unknown, checks: CallInputChecks = {}): CheckedCallInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {

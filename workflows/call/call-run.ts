@@ -44,7 +44,7 @@ export class CallRun {
    * Waits the decision's time (a durable timer), then checks what may stand between it and the attempt: a stop
    * rule, and where the attempt runs (a cooling check may run first: a marker, during which a cancel may come).
    * The next decision at once when there is nothing to wait for (no timer, no check): a promise only where
-   * something is awaited, since Temporal's sandbox takes a stack trace of each one (issue 22).
+   * something is awaited, since Temporal's sandbox takes a stack trace of each one.
    */
   wait(decision: AttemptDecision): Decision | Promise<Decision> {
     if (decision.waitMs > 0) return this.waited(decision);
@@ -126,7 +126,7 @@ export class CallRun {
   /**
    * Starts the attempt of `record` (one activity, no Temporal retry) where `wait` routed it, and returns the
    * activity's own promise: the caller awaits it and hands what it threw to `raised` (no async wrapper, whose
-   * promise Temporal's sandbox would take a stack trace of, issue 22). Scheduling it is inside the attempt: what
+   * promise Temporal's sandbox would take a stack trace of). Scheduling it is inside the attempt: what
    * that throws is what the promise rejects with.
    */
   attempt(record: AttemptRecord): Promise<ModelRequestResult> {

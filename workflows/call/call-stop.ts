@@ -58,7 +58,7 @@ export function recordStop(
 /**
  * Upserts the registered ones of `pairs()` (when any): at once when an attempt reported what is registered (the
  * usual case: one synchronous command, nothing to wait for, so no scope and no promise, which Temporal's sandbox
- * pays for with a stack trace each, issue 22), else after asking the worker, in a non-cancellable scope. The
+ * pays for with a stack trace each), else after asking the worker, in a non-cancellable scope. The
  * commands are the same either way, in the same order.
  */
 function upsertWhenReady(pairs: () => SearchAttributeUpdatePair[]): Promise<void> | undefined {

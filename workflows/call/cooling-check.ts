@@ -25,7 +25,7 @@ export interface AttemptRoute {
  *
  * Run before the attempt's record opens: the marker moves workflow time, and a cancellation may come while it
  * runs (the caller checks again after it). Not async: the route is known at once unless the check runs, and only
- * then is there a promise (each one costs a stack trace in Temporal's sandbox, issue 22).
+ * then is there a promise (each one costs a stack trace in Temporal's sandbox).
  */
 export function routeOf(model: string, worker: CallSetup['worker']): AttemptRoute | Promise<AttemptRoute> {
   const callQueue = workflowInfo().taskQueue;

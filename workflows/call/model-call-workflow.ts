@@ -26,7 +26,7 @@ export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCal
     throw error;
   }
   // Both are usually done at once (`undefined`): awaited only when not, since every await is a promise the
-  // sandbox takes a stack trace of (issue 22). The commands are the same either way.
+  // sandbox takes a stack trace of. The commands are the same either way.
   const recorded = recordStop('succeeded', result.attempts);
   if (recorded) await recorded;
   const closed = closeStream();

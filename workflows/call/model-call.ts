@@ -95,7 +95,7 @@ export function callModel(input: ModelCallInput, options: CallModelOptions = {})
  * handed to whoever drives it, who sends back what it resolved with (`next`) or what it threw (`throw`). The
  * return value is the call's result; a call that stops without an answer throws. `callModel` drives it with
  * `runCallSteps`; an agent turn drives it in its own loop, so that the call is no async function of its own:
- * each of those is a promise that Temporal's sandbox takes a stack trace of, and awaits again (issue 22).
+ * each of those is a promise that Temporal's sandbox takes a stack trace of, and awaits again.
  */
 export type CallSteps = Generator<Promise<unknown>, ModelCallResult, unknown>;
 
@@ -133,7 +133,7 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
   const shared = options.notBefore;
   // Asked once per run at the first call's start (one marker in history): limits, prices and the payload store.
   // A later call of the run has the answer already and awaits nothing (an await is a promise, which Temporal's
-  // stack-trace hook captures, issue 22).
+  // stack-trace hook captures).
   // A failed ask (a worker of the user's own without the activity, or the call cancelled meanwhile) means the
   // defaults, as in `workerConfig` (the same steps, as an async function for callers outside a call).
   const answered = workerConfigAnswered();

@@ -27,7 +27,7 @@ let answered: { config: WorkerConfig | undefined } | undefined;
  * The local activity that asks the worker for its settings, started at the first call's start of a run (one
  * marker event) and shared by every caller until it ends. Whoever awaits it passes what came (or `undefined`
  * when it failed) to `noteWorkerConfig`. Returned as is, with nothing chained on it: a chained promise is one more
- * stack trace in Temporal's sandbox (issue 22).
+ * stack trace in Temporal's sandbox.
  */
 export function askWorkerConfig(): Promise<WorkerConfig> {
   asked ??= modelRetryConfig();
@@ -58,7 +58,7 @@ export async function workerConfig(): Promise<WorkerConfig | undefined> {
 
 /**
  * The worker's answer when it came already (a run's later calls), else `undefined`: a caller that has it needs
- * no await, and so no promise, which Temporal's sandbox pays for with a stack trace (issue 22).
+ * no await, and so no promise, which Temporal's sandbox pays for with a stack trace.
  */
 export function workerConfigAnswered(): { config: WorkerConfig | undefined } | undefined {
   return answered;

@@ -24,7 +24,7 @@ const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
  * Whether no tracer would record a span or carry its context: model-retry's tracing is not installed and no
  * provider is registered (Temporal's OpenTelemetry interceptors register theirs). Then a call's spans are skipped
  * altogether: they would be non-recording spans in a context nobody reads, and building their attributes costs
- * workflow code time (issue 22).
+ * workflow code time.
  */
 export function tracingOff(): boolean {
   if (installed) return false;

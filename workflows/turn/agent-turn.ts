@@ -43,7 +43,7 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
   workflowStream(input.carried?.stream);
   let result: AgentTurnResult;
   // The turn's loop is this function's own: an async function of its own would be one more promise, which
-  // Temporal's sandbox takes a stack trace of (issue 22). Each step (the checks before it, its model call, its
+  // Temporal's sandbox takes a stack trace of. Each step (the checks before it, its model call, its
   // tool calls) either goes on or says how the turn stops, and `finish` is the one way it stops. The loop awaits
   // the tools' descriptions, the model call's steps and the tool calls, and nothing else (see `TurnSteps`).
   try {
@@ -119,7 +119,7 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
     throw error;
   }
   // Usually done at once (`undefined`): awaited only when not, since every await is a promise the sandbox takes
-  // a stack trace of (issue 22). The commands are the same either way.
+  // a stack trace of. The commands are the same either way.
   const recorded = recordStop(result.stopReason, turn.attempts());
   if (recorded) await recorded;
   // Nobody subscribed (the common case): nothing to wait for, and no promise made for it.

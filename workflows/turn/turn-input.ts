@@ -170,7 +170,7 @@ const NOT_PRINTABLE_ASCII = /[^ -~]/;
 export function jsonBytes(value: unknown): number {
   const text = JSON.stringify(value) ?? '';
   // ASCII (the usual JSON) is one byte a character: found by the regular expression engine, not a loop in the
-  // sandbox's JavaScript (issue 22). From the first other character on, counted one by one.
+  // sandbox's JavaScript. From the first other character on, counted one by one.
   const first = text.search(NOT_PRINTABLE_ASCII);
   if (first < 0) return text.length;
   let bytes = first;

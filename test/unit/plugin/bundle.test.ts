@@ -75,7 +75,7 @@ describe('a workflow bundle that uses the AI SDK, as ModelRetryPlugin builds it'
   it('holds the AI SDK and the zod modules it imports as one module, instantiated once per run', () => {
     const ids = moduleIds(code);
     expect(ids).toContain('./node_modules/ai/dist/index.js');
-    // Each of these was a module of its own, instantiated at every run's start (issue 22: ~30 of them).
+    // Each of these was a module of its own, instantiated at every run's start (~30 of them).
     expect(ids.filter((id) => /\/node_modules\/(zod|@ai-sdk|eventsource-parser)\//.test(id))).toEqual([]);
   });
 

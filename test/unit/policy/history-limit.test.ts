@@ -184,7 +184,7 @@ describe('the history limit', () => {
   });
 
   it('a 1.2 MB prompt on a provider that keeps failing, with a deadline: stops history-limit before 40 MB, never terminated', () => {
-    // The run of issue 16: each attempt's input carries the prompt; Temporal terminated it at 50 MB (42 attempts).
+    // A run seen terminated: each attempt's input carries the prompt; Temporal terminated it at 50 MB (42 attempts).
     const prompt = 1_200_000;
     const long = plan({ waits: [10], deadlineInMs: 3_600_000, reserveMs: 0, retriesPerBackend: 1000 });
     let history: HistorySize = { bytes: prompt + 2_000, events: 3 }; // the workflow's own input holds the prompt
