@@ -61,6 +61,7 @@ export function startDecision(
   }
   next.attempts = 1;
   next.backend = first;
+  next.roundStart = first;
   return {
     kind: 'attempt',
     backend: first,

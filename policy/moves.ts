@@ -4,9 +4,22 @@ import { fitsDeadline } from './deadline.js';
 import type { Decision } from './decision.js';
 import type { ResolvedPlan } from './plan.js';
 import type { CallState } from './state.js';
-import { notBeforeOf, remainingBackends } from './state.js';
+import { coolingWaitsOf, notBeforeOf, remainingBackends, untriedInRound } from './state.js';
 import type { RandomSource } from './waits.js';
-import { plannedWait } from './waits.js';
+import { hasWaitLeft, plannedWait } from './waits.js';
+
+/**
+ * The plan's next wait for this call, or `undefined` when it has none left: without a deadline, the waits for
+ * cooling backends count toward the `waits` list too (see {@link hasWaitLeft}).
+ */
+export function nextPlannedWait(
+  plan: ResolvedPlan,
+  next: CallState,
+  random: RandomSource,
+): number | undefined {
+  if (!hasWaitLeft(plan, next.waitsTaken, coolingWaitsOf(next))) return undefined;
+  return plannedWait(plan, next.waitsTaken, random);
+}
 
 /** A stop decision (with the action that was chosen, when there was one). */
 export function stopWith(state: CallState, reason: StopReason, why: string, action?: Action): Decision {
@@ -47,7 +60,7 @@ export function retrySame(
   random: RandomSource,
 ): Decision {
   const b = next.backend;
-  const planned = plannedWait(plan, next.waitsTaken, random);
+  const planned = nextPlannedWait(plan, next, random);
   if (planned === undefined) {
     return advanceInsteadOfWait(plan, next, why, 'every planned wait is used', 'attempts-exhausted', nowMs);
   }
@@ -72,12 +85,12 @@ export function retrySame(
 }
 
 /**
- * The next backend of this round that may be tried now: later in the chain than the current one (the
- * backends of a round are tried in chain order, so these are the ones not yet tried in it), not dropped,
- * and not inside a retry-after. `undefined` when there is none.
+ * The next backend of this round that may be tried now: not yet tried in it (after the current one in chain
+ * order, wrapping around to those before the one the round started at: see {@link untriedInRound}), not
+ * dropped, and not inside a retry-after. `undefined` when there is none.
  */
 export function nextInRound(next: CallState, nowMs: number): number | undefined {
-  return remainingBackends(next).find((i) => i > next.backend && notBeforeOf(next, i) <= nowMs);
+  return untriedInRound(next).find((i) => notBeforeOf(next, i) <= nowMs);
 }
 
 /** An attempt on backend `to` at once: an immediate advance is not a wait and uses none of the plan's. */
@@ -141,7 +154,7 @@ export function advance(
   }
   if (everyBackendCooling(next, nowMs)) return coolingWait(plan, next, action, why, nowMs, random);
 
-  const planned = plannedWait(plan, next.waitsTaken, random);
+  const planned = nextPlannedWait(plan, next, random);
   if (planned === undefined)
     return stopWith(next, 'attempts-exhausted', `${why}; every planned wait is used`, action);
   let target = remaining.find((i) => notBeforeOf(next, i) <= nowMs + planned);
@@ -169,6 +182,7 @@ export function advance(
   next.attempts += 1;
   next.waitsTaken += 1;
   next.round += 1;
+  next.roundStart = target;
   next.backend = target;
   next.sameBackendRetries = 0;
   next.repairs = 0;

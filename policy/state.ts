@@ -23,6 +23,18 @@ export interface CallState {
    * before repairs existed: 0.
    */
   repairs?: number;
+  /**
+   * The backend this round started at. A round tries its backends in chain order from there, wrapping around past
+   * the last to the ones before it (a round starts past the first backend when a retry-after or a cool-down kept
+   * the first ones out). Absent in a state saved before rounds remembered it: 0.
+   */
+  roundStart?: number;
+  /**
+   * Waits for cooling backends taken so far (fleet health's waits, not the plan's). They take no entry of `waits`
+   * (the next planned wait is still the next entry), but without a deadline they count toward the list's length,
+   * which bounds every wait of the call. Absent in a state saved before: 0.
+   */
+  coolingWaits?: number;
   /** Per backend index, the epoch ms before which it is not tried (from retry-after); 0 for none. */
   notBefore: number[];
   /**
@@ -43,9 +55,11 @@ export function initialState(backendCount: number): CallState {
     waitsTaken: 0,
     backend: 0,
     round: 1,
+    roundStart: 0,
     dropped: [],
     sameBackendRetries: 0,
     repairs: 0,
+    coolingWaits: 0,
     notBefore: new Array<number>(backendCount).fill(0),
   };
 }
@@ -61,6 +75,32 @@ export function copyState(state: CallState): CallState {
 export function remainingBackends(state: CallState): number[] {
   const out: number[] = [];
   for (let i = 0; i < state.backendCount; i++) if (!state.dropped.includes(i)) out.push(i);
+  return out;
+}
+
+/** The backend the current round started at (0 in a state saved before rounds remembered it). */
+export function roundStartOf(state: CallState): number {
+  return state.roundStart ?? 0;
+}
+
+/** Waits for cooling backends taken so far (0 in a state saved before they were counted). */
+export function coolingWaitsOf(state: CallState): number {
+  return state.coolingWaits ?? 0;
+}
+
+/**
+ * The backends not yet tried in this round and not dropped, in the order the round comes to them: after the
+ * current one in chain order, wrapping around past the last to those before the one the round started at. (A round
+ * only ever moves on in that order, so the ones from its start up to the current one are the ones it tried.)
+ */
+export function untriedInRound(state: CallState): number[] {
+  const start = roundStartOf(state);
+  const out: number[] = [];
+  for (let k = 1; k < state.backendCount; k++) {
+    const i = (state.backend + k) % state.backendCount;
+    if (i === start) break;
+    if (!state.dropped.includes(i)) out.push(i);
+  }
   return out;
 }
 

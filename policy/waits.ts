@@ -44,3 +44,15 @@ export function plannedWait(
   if (plan.backoff !== undefined) return backoffWait(plan.backoff, waitsTaken + 1, random);
   return undefined;
 }
+
+/**
+ * Whether the plan still has a wait for a call that took `waitsTaken` planned waits and `coolingWaits` waits for
+ * cooling backends. Without a deadline a `waits` list bounds the call: every wait counts toward its length, a
+ * cooling wait too (it takes no entry's value, but it is a wait). With a deadline the last wait repeats, and a
+ * backoff has no end: there `maxAttempts` and the deadline are the bounds.
+ */
+export function hasWaitLeft(plan: ResolvedPlan, waitsTaken: number, coolingWaits: number): boolean {
+  if (!plan.retry) return false;
+  if (plan.waits === undefined || plan.deadlineMs !== undefined) return true;
+  return waitsTaken + coolingWaits < plan.waits.length;
+}

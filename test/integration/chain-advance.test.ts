@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fail, ok } from '../../loopback/index.js';
+import { fail, ok, rateLimited, slow } from '../../loopback/index.js';
 import { runCall, story } from '../harness/model-call.js';
 import { useFixture } from '../harness/fixture.js';
 
@@ -37,5 +37,22 @@ describe('a retry-same with no wait left advances along the chain', () => {
     expect(run.result?.output.text).toBe('from b');
     expect(run.records.map((r) => r.backend)).toEqual([0, 0, 1]);
     expect(fx.lp.requestCount(c.id)).toBe(0);
+  });
+
+  it('a round that started at B (A inside its retry-after) offers A at once when B has no wait left', async () => {
+    const [a, b] = [fx.model('a'), fx.model('b')];
+    // A asks for 5 s; B's second answer takes 6 s, so A is free again when B runs out of waits.
+    fx.lp.script(a.id, [rateLimited(5), ok('from a')]);
+    fx.lp.script(b.id, [rateLimited(), slow(6_000, fail(503))]);
+    const run = await runCall(fx, worker, { model: [a.name, b.name], prompt: 'hi', retry: { waits: [100] } });
+    expect(run.result?.output.text).toBe('from a');
+    expect(story(run.records)).toEqual([
+      { backend: 0, outcome: 'failed', class: 'RateLimited', action: 'advance', retryInMs: 0 },
+      // Round 2 starts at B: A is still inside its retry-after.
+      { backend: 1, outcome: 'failed', class: 'RateLimited', action: 'advance', retryInMs: 100 },
+      // No wait left for B's retry-same: A, before B in the chain but not yet tried in this round, at once.
+      { backend: 1, outcome: 'failed', class: 'ServerError', action: 'advance', retryInMs: 0 },
+      { backend: 0, outcome: 'succeeded' },
+    ]);
   });
 });

@@ -140,6 +140,97 @@ describe('a retry-same that has no wait left advances at once to a backend not y
   });
 });
 
+describe('a round that started past the first backend wraps around to the backends before it', () => {
+  it('A inside its retry-after when round 2 starts: B, then A at once when B has no wait left', () => {
+    const result = run({
+      plan: plan({ waits: [100] }),
+      backends: 2,
+      // B's second attempt takes 3 s: A's retry-after (2 s) has ended when B runs out of waits.
+      attemptMs: (n) => (n === 3 ? 3_000 : 10),
+      script: scripted([
+        fail('RateLimited', { retryAfterMs: 2_000 }),
+        fail('RateLimited'),
+        fail('ServerError'),
+        'ok',
+      ]),
+    });
+    expect(backendsOf(result)).toEqual([A, B, B, A]);
+    expect(waitsOf(result)).toEqual([0, 100, 0]);
+    expect(result.attempts.map((a) => a.action)).toEqual([undefined, 'advance', 'advance', 'advance']);
+    expect(result.decisions[3]?.decision.why).toMatch(
+      /every planned wait is used, so advance; backend 0 at once/,
+    );
+    expect(result.outcome).toBe('succeeded');
+  });
+
+  // Three backends, the only wait used; the round started at `roundStart`, the latest attempt on `backend`.
+  const table: {
+    name: string;
+    state: Partial<CallState>;
+    failure: FailureClass;
+    expected: { kind: 'attempt'; backend: number; waitMs: number } | { kind: 'stop'; reason: string };
+  }[] = [
+    {
+      name: 'started at B, on B: C first (chain order), A after it',
+      state: { roundStart: B, backend: B },
+      failure: 'ServerError',
+      expected: { kind: 'attempt', backend: C, waitMs: 0 },
+    },
+    {
+      name: 'started at B, on C: A, wrapping around',
+      state: { roundStart: B, backend: C },
+      failure: 'ServerError',
+      expected: { kind: 'attempt', backend: A, waitMs: 0 },
+    },
+    {
+      name: 'started at C, on C: A, then B',
+      state: { roundStart: C, backend: C },
+      failure: 'ServerError',
+      expected: { kind: 'attempt', backend: A, waitMs: 0 },
+    },
+    {
+      name: 'started at B, on A after wrapping: every backend tried in this round',
+      state: { roundStart: B, backend: A },
+      failure: 'ServerError',
+      expected: { kind: 'stop', reason: 'attempts-exhausted' },
+    },
+    {
+      name: 'started at B, on C, A dropped: nothing before B is left',
+      state: { roundStart: B, backend: C, dropped: [A] },
+      failure: 'ServerError',
+      expected: { kind: 'stop', reason: 'attempts-exhausted' },
+    },
+    {
+      name: 'started at B, on C, A still inside its retry-after: nothing free',
+      state: { roundStart: B, backend: C, notBefore: [5_000, 0, 0] },
+      failure: 'ServerError',
+      expected: { kind: 'stop', reason: 'attempts-exhausted' },
+    },
+    {
+      name: 'an advance too: started at B, on C, A at once instead of a new round',
+      state: { roundStart: B, backend: C },
+      failure: 'RateLimited',
+      expected: { kind: 'attempt', backend: A, waitMs: 0 },
+    },
+  ];
+  for (const row of table) {
+    it(row.name, () => {
+      const state = after(3, { waitsTaken: 1, ...row.state });
+      const d = decide(plan({ waits: [100] }), state, fail(row.failure), 1_000, fixedRandom(0));
+      expect(d).toMatchObject(row.expected);
+      // A wrap stays in the round, and the round keeps where it started.
+      if (d.kind === 'attempt') expect(d.state).toMatchObject({ round: 1, roundStart: row.state.roundStart });
+    });
+  }
+
+  it('a new round starts where its first free backend is, and remembers it', () => {
+    const state = after(3, { backend: C, notBefore: [50_000, 0, 0] });
+    const d = decide(plan({ waits: [100, 100] }), state, fail('RateLimited'), 1_000, fixedRandom(0));
+    expect(d).toMatchObject({ kind: 'attempt', backend: B, waitMs: 100 });
+    expect(d.state).toMatchObject({ round: 2, roundStart: B });
+  });
+});
+
 describe('a retry-same whose wait does not fit the deadline rule advances at once if an attempt still fits', () => {
   // Deadline 20 s, reserve 5 s, minAttemptMs 1 s: an attempt may start up to 14 s in.
   const p = plan({ waits: [10_000], deadlineInMs: 20_000, reserveMs: 5_000, minAttemptMs: 1_000 });
@@ -209,7 +300,7 @@ const retrySameHeavy = fc.record({
 });
 
 describe('for random chains, plans and failures', () => {
-  it('a call stops for want of time or waits only when no backend of the round is free for an attempt at once', () => {
+  it('a call stops for want of time or waits only when no backend of the round (wrapping around) is free for an attempt at once', () => {
     fc.assert(
       fc.property(retrySameHeavy, (c) => {
         const p = validatePlan(
@@ -230,12 +321,18 @@ describe('for random chains, plans and failures', () => {
           attemptMs: c.tookMs,
           script: (n) => c.failures[n - 1] ?? 'ok',
         });
-        for (const { from, decision, nowMs } of result.decisions.slice(1)) {
-          if (decision.kind !== 'stop') continue;
+        for (const [k, { from, decision, nowMs }] of result.decisions.entries()) {
+          if (k === 0 || decision.kind !== 'stop') continue;
           if (!['attempts-exhausted', 'deadline', 'retry-after-exceeded'].includes(decision.reason)) continue;
           if (from.attempts >= p.maxAttempts) continue;
+          // The backends tried in the stopping round, read from the attempts (decision j scheduled attempt j).
+          const tried = new Set(
+            result.attempts
+              .filter((_, j) => result.decisions[j]?.decision.state.round === from.round)
+              .map((a) => a.backend),
+          );
           const free = remainingBackends(decision.state).filter(
-            (i) => i > from.backend && (decision.state.notBefore[i] ?? 0) <= nowMs,
+            (i) => !tried.has(i) && (decision.state.notBefore[i] ?? 0) <= nowMs,
           );
           if (free.length > 0) expect(fitsDeadline(p, nowMs, 0)).toBe(false);
         }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { COOLING_JITTER_MS, decide, initialState } from '../../../policy/index.js';
 import type { CallState } from '../../../policy/index.js';
-import { fail, fixedRandom, plan, seededRandom } from './harness.js';
+import { fail, fixedRandom, plan, run, seededRandom } from './harness.js';
 
 const cooling = (ms: number) => fail('CoolingDown', { retryAfterMs: ms });
 const first = (n: number): CallState => ({ ...initialState(n), attempts: 1 });
@@ -40,8 +40,8 @@ describe('CoolingDown in the call policy', () => {
     expect(b.state.repairs).toBe(0);
   });
 
-  it('a single cooling backend waits for itself even with the waits used up', () => {
-    const p = plan({ waits: [100] });
+  it('with a deadline, a single cooling backend waits for itself even with the waits used up (the last repeats)', () => {
+    const p = plan({ waits: [100], deadlineInMs: 600_000 });
     const s: CallState = { ...first(1), waitsTaken: 1 };
     const d = decide(p, s, cooling(5_000), 0, fixedRandom(0.999));
     expect(d).toMatchObject({ kind: 'attempt', backend: 0, waitMs: 5_999 });
@@ -108,6 +108,115 @@ describe('CoolingDown in the call policy', () => {
           expect(state.waitsTaken).toBe(0);
         },
       ),
+    );
+  });
+});
+
+describe('without a deadline, cooling waits count against the waits list (the call is bounded)', () => {
+  const noDeadline = plan({ waits: [100] });
+  const withDeadline = plan({ waits: [100], deadlineInMs: 600_000 });
+  const table: {
+    name: string;
+    plan: typeof noDeadline;
+    state: Partial<CallState>;
+    expected: { kind: 'attempt' } | { kind: 'stop'; reason: string };
+  }[] = [
+    { name: 'no wait taken yet', plan: noDeadline, state: {}, expected: { kind: 'attempt' } },
+    {
+      name: 'the only wait taken by a planned wait',
+      plan: noDeadline,
+      state: { waitsTaken: 1 },
+      expected: { kind: 'stop', reason: 'attempts-exhausted' },
+    },
+    {
+      name: 'the only wait taken by an earlier cooling wait',
+      plan: noDeadline,
+      state: { coolingWaits: 1 },
+      expected: { kind: 'stop', reason: 'attempts-exhausted' },
+    },
+    {
+      name: 'with a deadline, the last wait repeats: cooling waits go on',
+      plan: withDeadline,
+      state: { waitsTaken: 1, coolingWaits: 5 },
+      expected: { kind: 'attempt' },
+    },
+    {
+      name: 'a backoff without a deadline has no list: maxAttempts is its bound',
+      plan: plan({ backoff: { initialMs: 100 } }),
+      state: { waitsTaken: 3, coolingWaits: 5 },
+      expected: { kind: 'attempt' },
+    },
+  ];
+  for (const row of table) {
+    it(`one backend cooling, ${row.name}: ${row.expected.kind === 'stop' ? row.expected.reason : 'waits'}`, () => {
+      const d = decide(row.plan, { ...first(1), ...row.state }, cooling(5_000), 0, fixedRandom(0));
+      expect(d).toMatchObject(row.expected);
+      if (d.kind === 'stop')
+        expect(d.why).toMatch(/every backend left is cooling down.*every planned wait is used/);
+    });
+  }
+
+  it('a cooling wait counts once and takes no entry: the next planned wait is still the first of the list', () => {
+    const p = plan({ waits: [100, 5_000] });
+    const a = decide(p, first(1), cooling(2_000), 0, fixedRandom(0));
+    expect(a).toMatchObject({ kind: 'attempt', waitMs: 2_000 });
+    expect(a.state).toMatchObject({ waitsTaken: 0, coolingWaits: 1 });
+    const b = decide(p, a.state, fail('ServerError'), 2_100, fixedRandom(0));
+    expect(b).toMatchObject({ kind: 'attempt', waitMs: 100, action: 'retry-same' });
+    const c = decide(p, b.state, fail('ServerError'), 2_300, fixedRandom(0));
+    expect(c).toMatchObject({ kind: 'stop', reason: 'attempts-exhausted' });
+  });
+
+  it('waits: [100] on one backend that stays cooling: two attempts, then attempts-exhausted', () => {
+    const result = run({ plan: plan({ waits: [100] }), script: () => cooling(300_000) });
+    expect(result.attempts).toHaveLength(2);
+    expect(result.outcome).toBe('attempts-exhausted');
+    // The same with a chain: every backend cooling, one wait for the earliest, then the list is used.
+    const chain = run({ plan: plan({ waits: [100] }), backends: 3, script: () => cooling(60_000) });
+    expect(chain.attempts.map((a) => a.backend)).toEqual([0, 1, 2, 0, 1, 2]);
+    expect(chain.outcome).toBe('attempts-exhausted');
+  });
+
+  it('the bound is asked before the retry-after ceiling: attempts-exhausted wins over retry-after-exceeded', () => {
+    const p = plan({ waits: [100], retryAfter: { maxMs: 1_000 } });
+    const d = decide(p, { ...first(1), waitsTaken: 1 }, cooling(5_000), 0, fixedRandom(0));
+    expect(d).toMatchObject({ kind: 'stop', reason: 'attempts-exhausted' });
+  });
+
+  it('property: without a deadline, a call waits (planned or cooling) at most as often as its list has entries', () => {
+    const faults = fc.array(
+      fc.oneof(
+        fc.integer({ min: 0, max: 300_000 }).map((ms) => cooling(ms)),
+        fc.constantFrom(
+          fail('ServerError'),
+          fail('RateLimited'),
+          fail('CoolingDown'),
+          fail('ResponseTimeout'),
+        ),
+      ),
+      { maxLength: 40 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 2_000 }), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        faults,
+        fc.integer(),
+        (waits, backends, script, seed) => {
+          const p = plan({ waits, retryAfter: { maxMs: 300_000 }, maxAttempts: 1000 });
+          const result = run({
+            plan: p,
+            backends,
+            random: seededRandom(seed),
+            script: (n) => script[n - 1] ?? cooling(1_000),
+          });
+          // Each wait starts a new stretch of attempts at once, each on a backend not yet tried in its round.
+          expect(result.attempts.length).toBeLessThanOrEqual((waits.length + 1) * backends);
+          const s = result.last.state;
+          expect(s.waitsTaken + (s.coolingWaits ?? 0)).toBeLessThanOrEqual(waits.length);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });
