@@ -20,6 +20,7 @@ import { HealthMonitor } from './health/monitor.js';
 import { healthFromEnv } from './health/settings.js';
 import type { HealthOptions } from './health/settings.js';
 import { createCoolingCheck, healthWatchedLimits, withHealth } from './health/with-health.js';
+import { AttemptHeaders, attemptKey } from './health/attempt-headers.js';
 import type { ToolSpec } from './tools/index.js';
 
 export interface ActivityDeps {
@@ -104,11 +105,12 @@ export function createActivities(deps: ActivityDeps = {}) {
       : new ToolRegistry(deps.tools ?? {}, { builtins: deps.builtinTools !== false });
   const on = deps.health === undefined ? healthFromEnv(env) : deps.health !== false;
   const monitor = new HealthMonitor(deps.health === false ? {} : deps.health);
-  const headers = new Map<string, Readonly<Record<string, string>>>();
+  // Kept only for attempts fleet health watches, and only while each runs (see AttemptHeaders).
+  const headers = new AttemptHeaders();
   const onHeaders = (
     input: { workflowId: string; modelCallId: string },
     h: Readonly<Record<string, string>>,
-  ) => void headers.set(`${input.workflowId}/${input.modelCallId}`, h);
+  ) => headers.record(attemptKey(input), h);
   const limits = registry.limits?.() ?? {};
   // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
   const inFlight = new InFlightLimits(() => limits);
@@ -121,7 +123,7 @@ export function createActivities(deps: ActivityDeps = {}) {
       ...(deps.download ? { download: deps.download } : {}),
     }),
   );
-  const health = { monitor, on, providers, headers };
+  const health = { monitor, on, providers, headers, heartbeatIntervalMs: deps.heartbeatIntervalMs };
   return {
     modelRequest: withAttemptMetrics(withHealth(attempt, health)),
     ...createCoolingCheck(health),

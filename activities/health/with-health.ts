@@ -7,8 +7,13 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { rateLimitResetMs } from '../../policy/index.js';
-import type { AttemptOutcome, FailureClass } from '../../policy/index.js';
-import type { AttemptFailureDetails, ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
+import type { Admission, AttemptOutcome, FailureClass } from '../../policy/index.js';
+import type {
+  AttemptFailureDetails,
+  AttemptHeartbeat,
+  ModelRequestInput,
+  ModelRequestResult,
+} from '../../common/attempt.js';
 import type { CoolingCheckActivities } from '../../common/attempt-activity.js';
 import { attemptFailure, failureDetails } from '../attempt/attempt-failure.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -16,6 +21,10 @@ import type { LimitsByKey } from '../../common/limits.js';
 import type { HealthMonitor } from './monitor.js';
 import { healthTaskQueue, watchedBackend } from './settings.js';
 import { leastRequestMs, requestTimeoutMs } from '../attempt/attempt-time.js';
+import { attemptKey } from './attempt-headers.js';
+import type { AttemptHeaders } from './attempt-headers.js';
+import { startHeartbeat } from '../heartbeat.js';
+import { cancellationOutcome } from '../cancellation.js';
 
 type ModelRequest = (input: ModelRequestInput) => Promise<ModelRequestResult>;
 
@@ -25,20 +34,99 @@ export interface WithHealthDeps {
   /** Whether the worker has fleet health on for every backend (else only providers with a `health` entry). */
   on: boolean;
   providers: () => ProviderRegistry;
-  /** The response headers an attempt saw, by request id (filled by the attempt activity's `onHeaders`). */
-  headers: Map<string, Readonly<Record<string, string>>>;
+  /**
+   * The response headers of the watched attempts while they run (filled by the attempt activity's `onHeaders`;
+   * an attempt's place is opened here and closed however it ends).
+   */
+  headers: AttemptHeaders;
+  /** How often an attempt heartbeats while its backend's health is checked. @default HEARTBEAT_INTERVAL_MS */
+  heartbeatIntervalMs?: number | undefined;
 }
 
-/** The request id an attempt's headers are kept under. */
-export const attemptKey = (input: ModelRequestInput): string => `${input.workflowId}/${input.modelCallId}`;
+/**
+ * How long an attempt whose health check failed (a probe claim or a state read that Temporal refused) says the
+ * backend stays out: as long as one whose claim was not answered in time (the monitor's `cooling` then).
+ */
+const CHECK_FAILED_RETRY_MS = 1_000;
 
 /** The `CoolingDown` failure: nothing was sent; `retryAfterMs` says how long the backend stays out. */
-function coolingDown(backend: string, retryAfterMs: number): ApplicationFailure {
+function coolingDown(
+  backend: string,
+  retryAfterMs: number,
+  startedAt: string,
+  message = `fleet health: backend ${backend} is cooling down for ${retryAfterMs} ms; nothing was sent`,
+): ApplicationFailure {
   const now = Date.now();
-  const at = new Date(now).toISOString();
-  const message = `fleet health: backend ${backend} is cooling down for ${retryAfterMs} ms; nothing was sent`;
   const observation = { coolingDown: true, headers: { 'retry-after-ms': String(retryAfterMs) } };
-  return attemptFailure(failureDetails(observation, message, [], { startedAt: at, endedAt: at }, now));
+  const times = { startedAt, endedAt: new Date(now).toISOString() };
+  return attemptFailure(failureDetails(observation, message, [], times, now));
+}
+
+/**
+ * A health check given up on (the activity cancelled, timed out, or the worker shutting down): nothing was sent.
+ * The workflow's cancel is rethrown as such; a shutdown is `WorkerLost`, as during a request.
+ */
+function checkGivenUp(ctx: Context, startedAt: string): Error {
+  const outcome = cancellationOutcome(ctx);
+  if (outcome.kind === 'cancelled') return outcome.failure;
+  const now = Date.now();
+  const times = { startedAt, endedAt: new Date(now).toISOString() };
+  const message = 'the worker shut down while fleet health was checked; nothing was sent';
+  return attemptFailure(failureDetails({ workerShutdown: true }, message, [], times, now));
+}
+
+/** What {@link underHeartbeat} gives when the activity was given up first. */
+const GIVEN_UP: unique symbol = Symbol('given up');
+
+/**
+ * Runs the health check before sending (a state read, a probe claim: RPCs to Temporal that may be slow) under the
+ * attempt's heartbeat, so a slow check never passes for a lost worker (a heartbeat timeout would retry the call
+ * while this attempt went on and sent). An attempt given up meanwhile (cancelled, timed out) leaves at once and
+ * sends nothing; a probe the check still grants it is given back through `giveBack`. A check that fails is an
+ * attempt failure like any other: classified (`CoolingDown`: nothing was sent, and this worker cannot tell
+ * whether the backend may be sent to), its message scrubbed and bounded, with its times.
+ */
+async function underHeartbeat<T>(
+  ctx: Context,
+  deps: Pick<WithHealthDeps, 'heartbeatIntervalMs'>,
+  startedAt: string,
+  backend: string,
+  check: () => Promise<T>,
+  giveBack: (late: T) => void = () => undefined,
+): Promise<T> {
+  const stopHeartbeat = startHeartbeat(
+    ctx,
+    { startedAt } satisfies AttemptHeartbeat,
+    deps.heartbeatIntervalMs,
+  );
+  const signal = ctx.cancellationSignal;
+  let onAbort = (): void => undefined;
+  const givenUp = new Promise<typeof GIVEN_UP>((resolve) => {
+    onAbort = () => resolve(GIVEN_UP);
+    if (signal.aborted) resolve(GIVEN_UP);
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const running = check();
+  try {
+    const first = await Promise.race([running, givenUp]);
+    if (first !== GIVEN_UP && !signal.aborted) return first;
+    if (first === GIVEN_UP) void running.then(giveBack, () => undefined);
+    else giveBack(first);
+    throw checkGivenUp(ctx, startedAt);
+  } catch (error) {
+    if (error instanceof ApplicationFailure || error instanceof CancelledFailure) throw error;
+    if (signal.aborted) throw checkGivenUp(ctx, startedAt);
+    const why = error instanceof Error ? error.message : String(error);
+    throw coolingDown(
+      backend,
+      CHECK_FAILED_RETRY_MS,
+      startedAt,
+      `fleet health could not check backend ${backend} (${why}); nothing was sent`,
+    );
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    stopHeartbeat();
+  }
 }
 
 /** The outcome of a finished attempt: its class, and until when the provider said nothing is left. */
@@ -99,26 +187,40 @@ export function healthWatchedLimits(
 export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): ModelRequest {
   return async function modelRequestWithHealth(input) {
     const watched = watchedOf(input.model, deps);
+    if (input.held === undefined && watched === undefined) return modelRequest(input);
     const ctx = Context.current();
+    const startedAt = new Date().toISOString();
+    const taskQueue = healthTaskQueue(ctx.info.taskQueue);
     if (input.held !== undefined) {
       // Off its limit queue: never sent from here, even if the backend closed since the workflow asked. The
       // cool-down is the workflow's answer: this worker's copy may not know the backend (it answered 0, and the
       // call then spent an attempt per round instead of one wait).
       const key = watched?.key ?? input.model;
-      const retryAfterMs =
-        input.held === true
-          ? ((watched && (await deps.monitor.coolingFor(healthTaskQueue(ctx.info.taskQueue), key))) ?? 0)
-          : input.held.retryAfterMs;
-      throw coolingDown(key, retryAfterMs);
+      let retryAfterMs = input.held === true ? 0 : input.held.retryAfterMs;
+      if (input.held === true && watched !== undefined) {
+        const cooling = () => deps.monitor.coolingFor(taskQueue, key);
+        retryAfterMs = (await underHeartbeat(ctx, deps, startedAt, key, cooling)) ?? 0;
+      }
+      throw coolingDown(key, retryAfterMs, startedAt);
     }
     if (watched === undefined) return modelRequest(input);
     deps.monitor.useMeter(ctx.metricMeter);
-    const taskQueue = healthTaskQueue(ctx.info.taskQueue);
     // The wait for a probe claim's answer is bounded by the attempt's own time (what a request still needs
     // left, minAttemptMs, taken off), as the wait for a maxInFlight slot is.
     const startMs = Date.now();
     const until = startMs + requestTimeoutMs(input, startMs) - leastRequestMs(input);
-    const a = await deps.monitor.admit(ctx.client, taskQueue, watched.key, watched.settings, until);
+    const giveBack = (late: Admission): void => {
+      if (late.kind !== 'probe') return;
+      deps.monitor.report(taskQueue, watched.key, { at: Date.now(), probe: late.id, unsent: true });
+    };
+    const a = await underHeartbeat(
+      ctx,
+      deps,
+      startedAt,
+      watched.key,
+      () => deps.monitor.admit(ctx.client, taskQueue, watched.key, watched.settings, until),
+      giveBack,
+    );
     if (a.kind === 'cooling') {
       ctx.metricMeter
         .createCounter(
@@ -127,7 +229,7 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
           'Attempts not sent: backend cooling down',
         )
         .add(1, { backend: watched.key });
-      throw coolingDown(watched.key, a.retryAfterMs);
+      throw coolingDown(watched.key, a.retryAfterMs, startedAt);
     }
     const probe = a.kind === 'probe' ? a.id : undefined;
     if (probe !== undefined) {
@@ -139,6 +241,7 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
     const report = (cls: FailureClass | undefined, retryAfterMs?: number): void => {
       deps.monitor.report(taskQueue, watched.key, outcomeOf(cls, retryAfterMs, deps.headers.get(key), probe));
     };
+    deps.headers.open(key);
     try {
       const result = await modelRequest(input);
       report(undefined);
@@ -167,7 +270,7 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
       }
       throw error;
     } finally {
-      deps.headers.delete(key);
+      deps.headers.close(key);
     }
   };
 }
