@@ -121,7 +121,24 @@ export interface AgentTurnResult {
  * `details[0]` of the failure a turn fails with when it stops otherwise (a model call stopped without an answer,
  * a fatal tool, an input too large): what the turn had done so far.
  */
-export type AgentTurnPartial = Omit<AgentTurnResult, 'stopReason'> & { stopReason: StopReason };
+export type AgentTurnPartial = Omit<AgentTurnResult, 'stopReason'> & {
+  stopReason: StopReason;
+  /** Set when the failure would have passed Temporal's payload limit: what it left out, and where to read it. */
+  omitted?: TurnOmitted;
+};
+
+/**
+ * What a turn's failure left out to stay under Temporal's payload limit (which the server enforces by
+ * terminating the run): the fields emptied or dropped, its size before, and where the full story is.
+ */
+export interface TurnOmitted {
+  /** E.g. `messages` (emptied), `steps[].text`, `text`, `partialText`, `steps before the last 20`, `message`. */
+  fields: string[];
+  /** The failure's message and details as UTF-8 JSON before anything was left out. */
+  bytes: number;
+  /** Where the parts left out can be read (the turn's event history). */
+  readFrom: string;
+}
 
 /** What the `status` query answers about a turn. */
 export interface TurnStatus {

@@ -61,6 +61,41 @@ export function stopAfterAttempt(facts: AfterAttemptFacts): StopReason | undefin
   return undefined;
 }
 
+/**
+ * What is known before an agent turn's next step, one fact per stop reason the turn asks about between steps.
+ * A fact left out is a "no".
+ */
+export interface BeforeStepFacts {
+  /** The deadline rule fails for the next step's model call. */
+  pastDeadline?: boolean;
+  /** `maxSteps` model calls were made. */
+  stepsUsed?: boolean;
+}
+
+/** The fact each stop reason between an agent turn's steps asks about. */
+const STEP_FACT_OF: Readonly<Partial<Record<StopReason, keyof BeforeStepFacts>>> = Object.freeze({
+  deadline: 'pastDeadline',
+  'max-steps': 'stepsUsed',
+});
+
+/**
+ * The questions an agent turn asks before each step, in the order of {@link STOP_REASON_PRECEDENCE}: a turn at
+ * `maxSteps` whose deadline has also passed stops `deadline`, as the contract's order says.
+ */
+export const BEFORE_STEP_QUESTIONS: readonly { reason: StopReason; fact: keyof BeforeStepFacts }[] =
+  Object.freeze(
+    STOP_REASON_PRECEDENCE.flatMap((reason) => {
+      const fact = STEP_FACT_OF[reason];
+      return fact === undefined ? [] : [{ reason, fact }];
+    }),
+  );
+
+/** Why an agent turn stops before its next step, or `undefined` when it goes on. */
+export function stopBeforeStep(facts: BeforeStepFacts): StopReason | undefined {
+  for (const { reason, fact } of BEFORE_STEP_QUESTIONS) if (facts[fact] === true) return reason;
+  return undefined;
+}
+
 /** Whether stop reason `a` is asked before (and wins over) `b`. */
 export function asksBefore(a: StopReason, b: StopReason): boolean {
   return a !== b && firstStopReason(a, b) === a;

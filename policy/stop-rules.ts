@@ -1,5 +1,5 @@
 import { FailureClass } from './classes.js';
-import { fitsDeadline } from './deadline.js';
+import { fitsDeadline, spendUntilMs } from './deadline.js';
 import { decide } from './decide.js';
 import type { RunOutlook } from './decide.js';
 import { asksBefore } from './stop-order.js';
@@ -36,7 +36,8 @@ export interface DecisionContext {
  * The decision after an attempt, in the contract's order of the stop reasons: `cancelled` (cancellation was
  * requested before the call ended, whatever the attempt did meanwhile: its record keeps what it was and nothing
  * follows), `succeeded`, then, for a failure, `stream-interrupted` and the rest of `decide`'s order, except that a
- * failure ended by the deadline's own timeout stops `deadline` (with the action the failure asked for).
+ * failure ended by the deadline's own timeout stops `deadline` (with the action the failure asked for), unless the
+ * deadline has moved later since the attempt was scheduled.
  */
 export function afterAttempt(
   plan: ResolvedPlan,
@@ -49,10 +50,23 @@ export function afterAttempt(
     return { kind: 'stop', reason: 'succeeded', why: 'the attempt answered', state };
   const decided = decide(plan, state, end.failure, at.nowMs, at.random, at.run);
   if (!end.deadlineReached || end.failure.class === FailureClass.StreamInterrupted) return decided;
+  // The timeout was set from the deadline as it was when the attempt was scheduled. When that deadline has moved
+  // later since (an agent turn's `extendDeadline`), it is not reached: the attempt merely timed out, and the plan
+  // decides what follows under the deadline as it is now (its deadline rule included).
+  if (!deadlineReached(plan, at.nowMs)) return decided;
   // The deadline's own timeout ended the attempt: the call stops, `deadline` unless a reason the contract asks
   // first applies (the last allowed attempt is `attempts-exhausted`, an abort `non-retryable`, ...).
   if (decided.kind === 'stop' && asksBefore(decided.reason, 'deadline')) return decided;
   return deadlineStop(plan, end.failure, state);
+}
+
+/**
+ * Whether the plan's deadline, less its reserve, is reached at `nowMs`. Without a deadline an attempt has no
+ * schedule-to-close timeout, so there is nothing to judge: such a timeout is taken as the deadline, as it says.
+ */
+function deadlineReached(plan: ResolvedPlan, nowMs: number): boolean {
+  const until = spendUntilMs(plan);
+  return until === undefined || nowMs >= until;
 }
 
 /**

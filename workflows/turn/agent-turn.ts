@@ -1,5 +1,4 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { TEMPORAL_LIMITS } from '../../policy/index.js';
 import type { ResolvedPlan } from '../../policy/index.js';
 import type { WireMessage } from '../../common/request.js';
 import type { ToolActivities } from '../../common/tools.js';
@@ -17,6 +16,7 @@ import {
   validateTurnInput,
 } from './turn-input.js';
 import { TurnState } from './turn-state.js';
+import { MAX_OUTCOME_BYTES, outcomeTooLarge } from './turn-size.js';
 import { CONTINUE_AS_NEW, TurnSteps } from './turn-steps.js';
 import type { OneEnd, StartedToolCalls } from './turn-tools.js';
 import type { ModelCallResult } from '../../common/call.js';
@@ -108,7 +108,7 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
     }
     // Measured once, at the end; awaited only when over (every await is a promise the sandbox traces).
     const bytes = jsonBytes(result);
-    if (bytes > MAX_RESULT_BYTES) await refuseResultTooLarge(turn, bytes);
+    if (bytes > MAX_OUTCOME_BYTES) await refuseResultTooLarge(turn, bytes);
   } catch (error) {
     // Continue-as-new is no stop (no stop reason); an input refused without a stop reason is not recorded either.
     const reason = turn.stopReason ?? stopReasonOf(error);
@@ -128,9 +128,6 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
   return result;
 }
 
-/** The most UTF-8 JSON a turn's result may be: Temporal's payload limit, less room for its encoding. */
-const MAX_RESULT_BYTES = TEMPORAL_LIMITS.payloadBytes - 16 * 1024;
-
 /**
  * A result over Temporal's payload limit (it carries the final answer three times: `text`, the last message and
  * the last step) would make the server terminate the run: unless the worker keeps long strings in a payload store
@@ -138,14 +135,14 @@ const MAX_RESULT_BYTES = TEMPORAL_LIMITS.payloadBytes - 16 * 1024;
  * fails `AgentTurnTooLarge` instead, like a conversation too large to send, with no stop reason recorded.
  */
 async function refuseResultTooLarge(turn: TurnState, bytes: number): Promise<void> {
-  if ((await workerConfig())?.payloadStore === true) return;
+  if (!outcomeTooLarge(bytes, await workerConfig())) return;
   turn.stopReason = undefined;
   const mb = (n: number) => (n / 1_000_000).toFixed(2);
   throw ApplicationFailure.create({
     type: TURN_TOO_LARGE,
     nonRetryable: true,
     message:
-      `the turn's result is ${mb(bytes)} MB of JSON, over Temporal's limit of ${mb(MAX_RESULT_BYTES)} MB on one ` +
+      `the turn's result is ${mb(bytes)} MB of JSON, over Temporal's limit of ${mb(MAX_OUTCOME_BYTES)} MB on one ` +
       'payload (it carries the final answer three times): lower `settings.maxOutputTokens`, or turn on the ' +
       'payload store on workers and clients (MODEL_RETRY_PAYLOAD_STORE; see "Security" in the README), so that ' +
       'long strings are stored once and the result carries references',

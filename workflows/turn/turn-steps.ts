@@ -6,7 +6,7 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import { fitsDeadline, turnNearHistoryLimit } from '../../policy/index.js';
+import { fitsDeadline, stopBeforeStep, turnNearHistoryLimit } from '../../policy/index.js';
 import type { StopReason } from '../../policy/index.js';
 import type { ToolCall } from '../../common/attempt.js';
 import type { WireTool } from '../../common/request.js';
@@ -23,6 +23,7 @@ import type { SpentBefore } from '../call/budget-watch.js';
 import { handOverStream } from '../stream.js';
 import { jsonBytes, tooLarge } from './turn-input.js';
 import { ConversationBytes, objectBytes } from './conversation-bytes.js';
+import { turnFailure } from './turn-size.js';
 import type { TurnState } from './turn-state.js';
 import { startToolCalls, toolCallsEnded } from './turn-tools.js';
 import type { OneEnd, StartedToolCalls } from './turn-tools.js';
@@ -67,14 +68,24 @@ export class TurnSteps {
   }
 
   /**
-   * Before a step: `maxSteps`, then continue-as-new when Temporal suggests it or the next model call could take
-   * the run near the plan's `historyLimit` (`CONTINUE_AS_NEW`: the loop calls `continueAsNew`), then the
-   * deadline rule, then the conversation's size.
+   * Before a step: the deadline rule and `maxSteps`, in the contract's order of the stop reasons (`deadline`
+   * first), then continue-as-new when Temporal suggests it or the next model call could take the run near the
+   * plan's `historyLimit` (`CONTINUE_AS_NEW`: the loop calls `continueAsNew`; a turn that stops anyway does
+   * not), then the conversation's size.
    */
   before(): TurnStop | typeof CONTINUE_AS_NEW | undefined {
     const { turn } = this;
     const done = turn.steps.at(-1)?.step ?? 0;
-    if (done >= turn.maxSteps) return end('max-steps', `${turn.maxSteps} steps (maxSteps) were made`);
+    const stop = stopBeforeStep({
+      pastDeadline: !fitsDeadline(turn.plan, Date.now(), 0),
+      stepsUsed: done >= turn.maxSteps,
+    });
+    if (stop === 'deadline')
+      return end(
+        'deadline',
+        'the deadline leaves less than minAttemptMs + reserveMs for the next model call',
+      );
+    if (stop === 'max-steps') return end('max-steps', `${turn.maxSteps} steps (maxSteps) were made`);
     // The conversation's size (`{ messages, tools }` as JSON), once per step: the history check and the size
     // limit both read it. Only the messages added since the last step are serialized.
     let bytes: number | undefined;
@@ -85,11 +96,6 @@ export class TurnSteps {
       ]));
     if (done > 0 && (workflowInfo().continueAsNewSuggested || this.nearHistoryLimit(conversationBytes())))
       return CONTINUE_AS_NEW;
-    if (!fitsDeadline(turn.plan, Date.now(), 0))
-      return end(
-        'deadline',
-        'the deadline leaves less than minAttemptMs + reserveMs for the next model call',
-      );
     refuseIfTooLarge('the conversation', conversationBytes());
     return undefined;
   }
@@ -209,13 +215,11 @@ export class TurnSteps {
     turn.messages.push(...tools.messages);
     if (tools.end.kind === 'deadline') return end('deadline', tools.end.why);
     if (tools.end.kind === 'fatal') {
-      const partial = turn.partial('non-retryable', tools.end.why);
-      const error = ApplicationFailure.create({
-        type: TURN_TOOL_FATAL,
-        nonRetryable: true,
-        message: `agent turn stopped (non-retryable) at step ${step.step}: ${tools.end.why}`,
-        details: [partial],
-      });
+      const error = turnFailure(
+        TURN_TOOL_FATAL,
+        `agent turn stopped (non-retryable) at step ${step.step}: ${tools.end.why}`,
+        turn.partial('non-retryable', tools.end.why),
+      );
       return { kind: 'throw', reason: 'non-retryable', error };
     }
     return undefined;
@@ -246,7 +250,7 @@ function callFailedDetails(error: unknown): ModelCallFailedDetails | undefined {
 /**
  * A model call that stopped without an answer (not at the deadline) ends the turn with the call's own failure
  * type, `ModelCallFailed`, so history readers find its stop reason and last decision where they look for them;
- * its details add what the turn had done so far (`turn`).
+ * its details add what the turn had done so far (`turn`), bounded like the turn's result (see `turnFailure`).
  */
 function turnCallFailed(
   turn: TurnState,
@@ -254,13 +258,12 @@ function turnCallFailed(
   details: ModelCallFailedDetails,
 ): ApplicationFailure {
   const step = turn.steps.at(-1)?.step ?? 0;
-  const partial = turn.partial(details.stopReason, details.lastDecision.why, details.lastDecision);
-  return ApplicationFailure.create({
-    type: MODEL_CALL_FAILED,
-    nonRetryable: true,
-    message: `agent turn stopped (${details.stopReason}) at step ${step}: ${failure.message}`,
-    details: [{ ...details, turn: partial }],
-  });
+  return turnFailure(
+    MODEL_CALL_FAILED,
+    `agent turn stopped (${details.stopReason}) at step ${step}: ${failure.message}`,
+    turn.partial(details.stopReason, details.lastDecision.why, details.lastDecision),
+    details,
+  );
 }
 
 function refuseIfTooLarge(what: string, bytes: number): void {

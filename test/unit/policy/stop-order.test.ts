@@ -9,6 +9,7 @@ import type {
 } from '../../../policy/index.js';
 import {
   AFTER_ATTEMPT_QUESTIONS,
+  BEFORE_STEP_QUESTIONS,
   FAILURE_CLASSES,
   MB,
   decide,
@@ -17,6 +18,7 @@ import {
   initialState,
   startDecision,
   stopAfterAttempt,
+  stopBeforeStep,
   validatePlan,
 } from '../../../policy/index.js';
 import { fail, fixedRandom, plan, seededRandom } from './harness.js';
@@ -273,5 +275,21 @@ describe('for random decisions', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("the questions before an agent turn's step", () => {
+  it('are asked in the order of the contract: the deadline before maxSteps', () => {
+    expect(BEFORE_STEP_QUESTIONS.map((q) => q.reason)).toEqual(['deadline', 'max-steps']);
+  });
+
+  it('stop deadline, not max-steps, when the turn is at maxSteps and past its deadline', () => {
+    expect(stopBeforeStep({ stepsUsed: true, pastDeadline: true })).toBe('deadline');
+  });
+
+  it('stop for the one that applies, and go on when neither does', () => {
+    expect(stopBeforeStep({ stepsUsed: true })).toBe('max-steps');
+    expect(stopBeforeStep({ pastDeadline: true })).toBe('deadline');
+    expect(stopBeforeStep({})).toBeUndefined();
   });
 });

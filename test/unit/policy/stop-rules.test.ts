@@ -80,6 +80,33 @@ describe('afterAttempt: the stop reasons in the contract order', () => {
     });
   });
 
+  it("stops deadline when the deadline timeout fired under a deadline that is still the plan's", () => {
+    const p = plan({ waits: [100], deadlineInMs: 10_000, reserveMs: 1000, minAttemptMs: 1000 });
+    const end: AttemptEnd = { kind: 'failed', failure: fail('ResponseTimeout'), deadlineReached: true };
+    expect(afterAttempt(p, first(p).state, end, at(false, 9000))).toMatchObject({
+      kind: 'stop',
+      reason: 'deadline',
+    });
+  });
+
+  it('decides by the plan, as an attempt timeout, when the deadline timeout fired after the deadline moved later', () => {
+    // Scheduled under a deadline at 10 s (less 1 s reserve: timeout at 9 s); the host moved it to 60 s meanwhile.
+    const p = plan({ waits: [100], deadlineInMs: 10_000, reserveMs: 1000, minAttemptMs: 1000 });
+    p.deadlineMs = 60_000;
+    const end: AttemptEnd = { kind: 'failed', failure: fail('ResponseTimeout'), deadlineReached: true };
+    expect(afterAttempt(p, first(p).state, end, at(false, 9000))).toMatchObject({
+      kind: 'attempt',
+      action: 'advance',
+      backend: 1,
+    });
+    // The plan's own deadline rule still holds: moved only a little, too little for another attempt.
+    p.deadlineMs = 10_500;
+    expect(afterAttempt(p, first(p).state, end, at(false, 9000))).toMatchObject({
+      kind: 'stop',
+      reason: 'deadline',
+    });
+  });
+
   it('leaves every other failure to decide', () => {
     const p = plan({ waits: [100] });
     const end: AttemptEnd = { kind: 'failed', failure: fail('RateLimited'), deadlineReached: false };

@@ -1,0 +1,95 @@
+import { ApplicationFailure } from '@temporalio/workflow';
+import { TEMPORAL_LIMITS } from '../../policy/index.js';
+import type { WorkerConfig } from '../../common/worker-config.js';
+import type { ModelCallFailedDetails } from '../../common/call.js';
+import type { AgentTurnPartial, TurnOmitted, TurnStep } from '../../common/turn.js';
+import { workerConfigAnswered } from '../call/worker-config.js';
+import { jsonBytes } from './turn-input.js';
+
+/**
+ * The most UTF-8 JSON a turn's outcome may be, its result or its failure (message and details): Temporal's
+ * payload limit, less room for its encoding. Past it the server terminates the run, and its stop reason is lost.
+ */
+export const MAX_OUTCOME_BYTES = TEMPORAL_LIMITS.payloadBytes - 16 * 1024;
+
+/**
+ * The one size rule of a turn's outcome: over {@link MAX_OUTCOME_BYTES}, unless the worker keeps long strings in
+ * a payload store (then they are references, and what workflow code measures says nothing of what Temporal
+ * stores). A result over it fails the turn `AgentTurnTooLarge`; a failure over it leaves out its bulky parts.
+ */
+export function outcomeTooLarge(bytes: number, config: WorkerConfig | undefined): boolean {
+  return bytes > MAX_OUTCOME_BYTES && config?.payloadStore !== true;
+}
+
+/** Where the parts a failure left out can be read. */
+const READ_FROM =
+  "the turn's event history: each model attempt's input (activity `<callId>.<attempt>`) carries the whole " +
+  'conversation it sent, each answered attempt its answer, each tool activity (`<callId>.tool.<n>`) its result ' +
+  '(`temporal workflow show --workflow-id <id>`, or `fetchHistory()` on its handle)';
+
+/**
+ * A turn's failure (`ModelCallFailed` with the call's details and `turn`, or `details[0]` the partial turn
+ * itself), bounded like its result: when message and details would pass the size rule, it leaves out the bulky
+ * parts, step by step until it fits: the conversation the turn added and each step's text (which repeats the
+ * assistant messages), then the last assistant text and the call's partial text, then all but the last steps.
+ * It keeps the stop reason, the last decision, the counts and totals and the last attempts, and says in
+ * `turn.omitted` what it left out and where to read it. A turn that fails is never terminated for its size.
+ */
+export function turnFailure(
+  type: string,
+  message: string,
+  partial: AgentTurnPartial,
+  call?: ModelCallFailedDetails,
+): ApplicationFailure {
+  const detailsOf = (turn: AgentTurnPartial) => (call ? { ...call, turn } : turn);
+  const bytes = jsonBytes(message) + jsonBytes([detailsOf(partial)]);
+  // Asked at the run's first model call, which every failure with a partial turn follows; not known: no store.
+  if (!outcomeTooLarge(bytes, workerConfigAnswered()?.config))
+    return ApplicationFailure.create({ type, nonRetryable: true, message, details: [detailsOf(partial)] });
+  const fields: string[] = [];
+  let turn: AgentTurnPartial = partial;
+  let callDetails = call;
+  const fits = () =>
+    jsonBytes(message) + jsonBytes([callDetails ? { ...callDetails, turn } : turn]) <= MAX_OUTCOME_BYTES;
+  const leaveOut = (names: string[], next: AgentTurnPartial) => {
+    fields.push(...names);
+    turn = next;
+  };
+  leaveOut(['messages', 'steps[].text'], { ...turn, messages: [], steps: turn.steps.map(withoutText) });
+  if (!fits()) {
+    leaveOut(['text'], { ...turn, text: '' });
+    if (callDetails?.partialText !== undefined) {
+      const { partialText: _, ...rest } = callDetails;
+      callDetails = rest;
+      fields.push('partialText');
+    }
+  }
+  if (!fits() && turn.steps.length > LAST_STEPS) {
+    leaveOut([`steps before the last ${LAST_STEPS}`], { ...turn, steps: turn.steps.slice(-LAST_STEPS) });
+  }
+  const omitted: TurnOmitted = { fields, bytes, readFrom: READ_FROM };
+  turn = { ...turn, omitted };
+  let cut = message;
+  if (!fits()) {
+    // What is left is the call's own message (a line per attempt): its head and the last lines are enough.
+    cut = `${message.slice(0, MESSAGE_HEAD)}\n… (cut: ${message.length} characters; ${READ_FROM})`;
+    omitted.fields.push('message');
+  }
+  return ApplicationFailure.create({
+    type,
+    nonRetryable: true,
+    message: cut,
+    details: [callDetails ? { ...callDetails, turn } : turn],
+  });
+}
+
+/** The steps a failure keeps when even without texts they would not fit. */
+const LAST_STEPS = 20;
+/** The characters of a failure's message kept when nothing else is left to leave out. */
+const MESSAGE_HEAD = 16_000;
+
+function withoutText(step: TurnStep): TurnStep {
+  if (step.text === undefined) return step;
+  const { text: _, ...rest } = step;
+  return rest;
+}
