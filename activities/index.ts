@@ -57,6 +57,12 @@ export interface ActivityDeps {
    */
   payloadStore?: boolean;
   /**
+   * With `payloadStore`: the length (UTF-8 bytes) over which its codec moves a string to the store, so workflows
+   * hold what stays in an attempt's input to Temporal's payload limit. `createModelRetryWorker` sets it from its
+   * `dataConverter`. @default 2048
+   */
+  payloadStoreThresholdBytes?: number;
+  /**
    * Fleet health (see the README, "Fleet health"): `{}` turns it on for every backend with the defaults, each
    * provider's `health` entry of the providers file adjusting (or, with `false`, turning off) its own; absent:
    * on when `MODEL_RETRY_HEALTH=on` in `env`, else only for providers with a `health` entry.
@@ -130,6 +136,9 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createSearchAttributeActivities(),
     ...createWorkerConfigActivities({
       payloadStore: deps.payloadStore === true,
+      ...(deps.payloadStore === true && deps.payloadStoreThresholdBytes !== undefined
+        ? { payloadStoreThresholdBytes: deps.payloadStoreThresholdBytes }
+        : {}),
       pricing: registry.pricing?.() ?? {},
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       genAiProviders: genAiProvidersOf(registry, deps.aiSdkProviders ?? {}, env, aiSdkFetch),

@@ -1,6 +1,9 @@
 import type { Pricing } from '../policy/index.js';
 import type { LimitsByKey } from './limits.js';
 
+/** Strings longer than this (UTF-8 bytes) go to the payload store unless the worker says otherwise. */
+export const DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES = 2048;
+
 /**
  * What workflow code learns of the worker it runs on: one local activity (`modelRetryConfig`) whose answer is
  * recorded as a marker in history, so a replay decides the same. Never read from a file or the environment in
@@ -13,6 +16,12 @@ export interface WorkerConfig {
    * says nothing about what Temporal stores.
    */
   payloadStore: boolean;
+  /**
+   * With a payload store: the length (UTF-8 bytes) over which a string is moved to it. Shorter strings stay in the
+   * payload, and what stays is still held to Temporal's payload limit. Absent: the codec's default
+   * ({@link DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES}), as for a worker from before this field.
+   */
+  payloadStoreThresholdBytes?: number;
   /**
    * Prices by `provider:model`, from the `pricing` of the models in the providers file: a call with a budget
    * prices its attempts and their worst cases with them. Absent or empty: no model has a price.

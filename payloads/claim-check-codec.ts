@@ -3,6 +3,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import { ValueError } from '@temporalio/common';
 import protoPackage from '@temporalio/proto';
 import { ConfigError } from '../common/config-error.js';
+import { DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES } from '../common/worker-config.js';
 import { isJsonPath, largeStrings, setAt } from './claim-paths.js';
 import type { JsonPath } from './claim-paths.js';
 import { TextCache } from './text-cache.js';
@@ -14,8 +15,15 @@ const ProtoPayload = protoPackage.temporal.api.common.v1.Payload;
 export const CLAIM_ENCODING = 'json/claim-check';
 /** Metadata key of such a payload: JSON `[{ p: path, n: name, b: bytes }]`, one entry per moved string. */
 export const CLAIMS_METADATA = 'model-retry-claims';
-/** Strings longer than this (UTF-8 bytes) go to the store by default. */
-export const DEFAULT_CLAIM_THRESHOLD_BYTES = 2048;
+/** Strings longer than this (UTF-8 bytes) go to the store by default (workflows assume it of older workers). */
+export const DEFAULT_CLAIM_THRESHOLD_BYTES = DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES;
+/**
+ * How old a stored text may get before a payload that references it again refreshes it (touches it, or writes it
+ * again): a day. Every object a history refers to was therefore modified at most this long before that history
+ * was written, so a sweep that deletes objects untouched for longer than the retention plus this (and the longest
+ * a workflow stays open) keeps every object a history still reads.
+ */
+export const DEFAULT_TOUCH_AFTER_MS = 24 * 60 * 60 * 1000;
 /** The variable naming the payload store; errors about a missing store name it. */
 export const PAYLOAD_STORE_ENV = 'MODEL_RETRY_PAYLOAD_STORE';
 
@@ -41,6 +49,13 @@ export interface ClaimCheckOptions {
   group?: string;
   /** Bytes of texts kept in memory after a read or a write. @default 64 MiB */
   cacheBytes?: number;
+  /**
+   * A stored text referenced again once its object is this old is refreshed (see {@link DEFAULT_TOUCH_AFTER_MS}).
+   * @default 86400000 (a day)
+   */
+  touchAfterMs?: number;
+  /** The time now, in milliseconds since 1970 (tests let days pass). @default Date.now */
+  clock?: () => number;
 }
 
 interface Claim {
@@ -63,8 +78,13 @@ export class ClaimCheckCodec implements PayloadCodec {
   private readonly blobCodecs: readonly PayloadCodec[];
   private readonly group: string;
   private readonly cache: TextCache;
-  /** Names known to be in the store (written or read by this process), so they are not asked for again. */
-  private readonly known = new Set<string>();
+  private readonly touchAfterMs: number;
+  private readonly clock: () => number;
+  /**
+   * Names this process wrote or saw in the store, with the object's last-modified time as it last knew it: a
+   * name referenced again within `touchAfterMs` of that is not asked for again.
+   */
+  private readonly fresh = new Map<string, number>();
 
   constructor(options: ClaimCheckOptions) {
     this.store = options.store;
@@ -74,6 +94,9 @@ export class ClaimCheckCodec implements PayloadCodec {
     this.blobCodecs = options.blobCodecs ?? [];
     this.group = options.group ?? 'plain';
     this.cache = new TextCache(options.cacheBytes ?? 64 * 1024 * 1024);
+    this.touchAfterMs = options.touchAfterMs ?? DEFAULT_TOUCH_AFTER_MS;
+    if (!(this.touchAfterMs >= 0)) throw new ValueError('ClaimCheckCodec.touchAfterMs must be 0 or more');
+    this.clock = options.clock ?? Date.now;
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
@@ -134,16 +157,40 @@ export class ClaimCheckCodec implements PayloadCodec {
     return `${this.group}/${hex.slice(0, 2)}/${hex}`;
   }
 
-  /** Writes `t` under `name` unless the store has it. */
+  /**
+   * Writes `t` under `name` unless the store has it, and refreshes an object that a new payload references once
+   * it is older than `touchAfterMs`: content-named objects are never rewritten otherwise, so a prompt shared for
+   * months would keep its first write time and a sweep by age would delete it under histories still using it.
+   * Only writers refresh (decoding never writes: the codec endpoint and `history` may hold read-only access).
+   */
   private async keep(name: string, t: string): Promise<void> {
-    if (this.known.has(name) || (await this.store.has(name))) {
-      this.remember(name, t);
+    const now = this.clock();
+    const seen = this.fresh.get(name);
+    if (seen !== undefined && now - seen < this.touchAfterMs) {
+      this.cache.set(name, t);
       return;
     }
+    const at = await this.modifiedAt(name);
+    if (at !== undefined && now - at < this.touchAfterMs) {
+      this.remember(name, t, at);
+      return;
+    }
+    // Absent, or old: touched where the store can, written (again) otherwise. A write is always safe: the name
+    // means this text, and a reader sees the old bytes or the new ones whole.
+    if (at === undefined || !(await this.store.touch?.(name))) await this.write(name, t);
+    this.remember(name, t, now);
+  }
+
+  /** The object's last-modified time; a store that cannot say reads as "held, age unknown" (written again). */
+  private async modifiedAt(name: string): Promise<number | undefined> {
+    if (this.store.modifiedAt) return this.store.modifiedAt(name);
+    return (await this.store.has(name)) ? Number.NEGATIVE_INFINITY : undefined;
+  }
+
+  private async write(name: string, t: string): Promise<void> {
     let sealed: Payload[] = [{ metadata: { encoding: utf8.encode('binary/plain') }, data: utf8.encode(t) }];
     for (const codec of this.blobCodecs) sealed = await codec.encode(sealed);
     await this.store.put(name, ProtoPayload.encode(sealed[0] as Payload).finish());
-    this.remember(name, t);
   }
 
   private async fetch(name: string): Promise<string> {
@@ -164,13 +211,13 @@ export class ClaimCheckCodec implements PayloadCodec {
         `the payload store's object "${name}" does not match its hash: it was altered or corrupted`,
       );
     const t = text.decode(data);
-    this.remember(name, t);
+    this.cache.set(name, t);
     return t;
   }
 
-  private remember(name: string, t: string): void {
-    if (this.known.size >= 100_000) this.known.clear();
-    this.known.add(name);
+  private remember(name: string, t: string, modifiedAt: number): void {
+    if (this.fresh.size >= 100_000) this.fresh.clear();
+    this.fresh.set(name, modifiedAt);
     this.cache.set(name, t);
   }
 }

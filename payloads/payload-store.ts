@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
@@ -17,6 +17,18 @@ export interface PayloadStore {
   get(name: string): Promise<Uint8Array | undefined>;
   /** Every name held (for tests and housekeeping). */
   list(): Promise<string[]>;
+  /**
+   * When `name` was last written or touched (milliseconds since 1970), or `undefined` when it is not held. The
+   * claim-check codec refreshes an object it references again once this is older than its touch interval, so a
+   * sweep by last-modified time keeps what new histories still refer to. A store without it is asked `has` and
+   * its objects are written again (at most once per interval per process).
+   */
+  modifiedAt?(name: string): Promise<number | undefined>;
+  /**
+   * Sets `name`'s last-modified time to now without changing its bytes; `false` when it is not held. A store
+   * without it has the object written again instead.
+   */
+  touch?(name: string): Promise<boolean>;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
@@ -50,6 +62,27 @@ export class FolderPayloadStore implements PayloadStore {
   async has(name: string): Promise<boolean> {
     try {
       return (await stat(this.path(name))).isFile();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  }
+
+  async modifiedAt(name: string): Promise<number | undefined> {
+    try {
+      const found = await stat(this.path(name));
+      return found.isFile() ? found.mtimeMs : undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async touch(name: string): Promise<boolean> {
+    const now = new Date();
+    try {
+      await utimes(this.path(name), now, now);
+      return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;

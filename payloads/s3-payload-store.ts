@@ -78,6 +78,20 @@ export class S3PayloadStore implements PayloadStore {
     throw await this.failure(response, `HEAD ${name}`);
   }
 
+  /**
+   * The object's `Last-Modified` (whole seconds, as S3 keeps it). S3 has no touch: the claim-check codec writes a
+   * referenced object again to refresh it (a copy onto itself would be cheaper on AWS, but not every S3-compatible
+   * service moves `Last-Modified` for it), which also restarts a lifecycle rule's count of days.
+   */
+  async modifiedAt(name: string): Promise<number | undefined> {
+    const response = await this.request(this.url(name), { method: 'HEAD' }, `HEAD ${name}`);
+    if (response.status === 404) return undefined;
+    if (!response.ok) throw await this.failure(response, `HEAD ${name}`);
+    const at = Date.parse(response.headers.get('last-modified') ?? '');
+    // No date (a service that leaves it out): as old as can be, so the object is written again.
+    return Number.isNaN(at) ? 0 : at;
+  }
+
   async put(name: string, bytes: Uint8Array): Promise<void> {
     const response = await this.request(
       this.url(name),

@@ -55,7 +55,14 @@ export class ModelRetryPlugin extends SimplePlugin {
       // A function, so a Client never builds activities (nor reads the providers file).
       activities: (existing) => ({
         ...createActivities({
-          ...(payloads?.payloadStore ? { payloadStore: true } : {}),
+          ...(payloads?.payloadStore
+            ? {
+                payloadStore: true,
+                ...(payloads.claimThresholdBytes !== undefined
+                  ? { payloadStoreThresholdBytes: payloads.claimThresholdBytes }
+                  : {}),
+              }
+            : {}),
           ...settings.activities,
         }),
         ...existing,

@@ -33,6 +33,13 @@ export interface HistoryOutlook {
    * @default false
    */
   payloadStore?: boolean;
+  /**
+   * With a payload store, what of the next attempt's input stays in its payload, in UTF-8 bytes: the strings up to
+   * the store's threshold, the structure, and a reference (and its claim entry) for each longer string. The store
+   * moves only long strings, so an input of many short ones still has to fit Temporal's payload limit. Absent:
+   * not measured (the whole input fits the limit, so what stays does too).
+   */
+  inlineBytes?: number;
 }
 
 /**
@@ -94,8 +101,26 @@ export function payloadLimitStop(inputBytes: number): string | undefined {
 }
 
 /**
+ * Why an attempt must not be scheduled when, with a payload store, what stays in its input (`inlineBytes`, see
+ * {@link HistoryOutlook.inlineBytes}) is over Temporal's payload limit: the server would refuse it as it refuses an
+ * input without a store. `undefined` when it fits.
+ */
+export function inlinePayloadLimitStop(inlineBytes: number): string | undefined {
+  const most = TEMPORAL_LIMITS.payloadBytes - ATTEMPT_ROOM_BYTES;
+  if (inlineBytes <= most) return undefined;
+  return (
+    `the attempt's input keeps ${mb(inlineBytes)} (${inlineBytes} bytes) in its payload after the payload store ` +
+    `takes its long strings, over Temporal's limit of ${mb(TEMPORAL_LIMITS.payloadBytes)} on one payload, so it ` +
+    'is not scheduled: the store moves only strings over its threshold, and this input is mostly short ones; ' +
+    'shorten the conversation (fewer or shorter messages), or lower MODEL_RETRY_PAYLOAD_STORE_THRESHOLD on ' +
+    'workers and clients so that more of it is stored'
+  );
+}
+
+/**
  * Why the call must stop with `history-limit` before its next attempt, or `undefined` when that attempt fits:
- * its input is over Temporal's payload limit (unless a payload store holds it), or the history now plus what
+ * its input is over Temporal's payload limit (with a payload store, what the store leaves of it), or the history
+ * now plus what
  * the attempt adds ({@link nextAttemptGrowth}) would pass the plan's `historyLimit`. Without an outlook (the
  * workflow did not say), nothing is known and nothing stops.
  */
@@ -104,10 +129,13 @@ export function historyLimitStop(
   outlook: HistoryOutlook | undefined,
 ): string | undefined {
   if (outlook === undefined) return undefined;
-  if (outlook.payloadStore !== true) {
-    const payload = payloadLimitStop(outlook.inputBytes);
-    if (payload !== undefined) return payload;
-  }
+  const payload =
+    outlook.payloadStore !== true
+      ? payloadLimitStop(outlook.inputBytes)
+      : outlook.inlineBytes !== undefined
+        ? inlinePayloadLimitStop(outlook.inlineBytes)
+        : undefined;
+  if (payload !== undefined) return payload;
   const limit = plan.historyLimit;
   const adds = nextAttemptGrowth(outlook);
   const bytes = outlook.now.bytes + adds.bytes;

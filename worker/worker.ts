@@ -115,14 +115,18 @@ export async function createModelRetryWorkers(options: ModelRetryWorkerOptions):
 function prepare(options: ModelRetryWorkerOptions): { base: LimitWorkerBase; limits: LimitsByKey } {
   const deps = options.deps ?? {};
   const providers = deps.providers ?? providersFromEnv(deps.env ?? process.env);
+  const claims = (options.dataConverter?.payloadCodecs ?? []).find(
+    (codec): codec is ClaimCheckCodec => codec instanceof ClaimCheckCodec,
+  );
   const activities = createActivities({
     // An attempt heartbeats as often as the worker lets its heartbeats through, no more.
     heartbeatIntervalMs: options.heartbeatThrottleMs,
     ...deps,
     providers,
-    payloadStore:
-      deps.payloadStore ??
-      (options.dataConverter?.payloadCodecs ?? []).some((codec) => codec instanceof ClaimCheckCodec),
+    payloadStore: deps.payloadStore ?? claims !== undefined,
+    ...(deps.payloadStoreThresholdBytes === undefined && claims !== undefined
+      ? { payloadStoreThresholdBytes: claims.thresholdBytes }
+      : {}),
   });
   const base: LimitWorkerBase = {
     connection: options.connection,

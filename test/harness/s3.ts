@@ -7,6 +7,8 @@ import S3rver from 's3rver';
 export interface LocalS3 {
   endpoint: string;
   bucket: string;
+  /** Where the server keeps its objects on disk (an object's file carries its Last-Modified time). */
+  directory: string;
   /** `AWS_*` variables for `MODEL_RETRY_PAYLOAD_STORE=s3://...` (s3rver's fixed test credentials). */
   env: Record<string, string>;
   close(): Promise<void>;
@@ -26,6 +28,7 @@ export async function startLocalS3(bucket = 'model-retry-payloads'): Promise<Loc
   return {
     endpoint,
     bucket,
+    directory,
     env: {
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER',

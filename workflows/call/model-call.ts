@@ -25,6 +25,7 @@ import { estimateInputTokens } from '../../common/token-estimate.js';
 import { providerBoundProblem } from '../../common/provider-bound.js';
 import { checkHeaders } from '../../common/request-secrets.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
+import { DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES } from '../../common/worker-config.js';
 import type { WorkerConfig } from '../../common/worker-config.js';
 import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
 
@@ -161,7 +162,15 @@ export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {})
     request,
     input.system === undefined && input.prompt === undefined ? options.messagesBytes : undefined,
   );
-  const history = new HistoryWatch(sizes.withSettings, config?.payloadStore === true);
+  const history = new HistoryWatch(
+    sizes.withSettings,
+    config?.payloadStore === true
+      ? {
+          thresholdBytes: config.payloadStoreThresholdBytes ?? DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES,
+          request,
+        }
+      : undefined,
+  );
   const budget = watchBudget(input.budget, config, {
     backends,
     records,

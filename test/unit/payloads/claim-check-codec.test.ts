@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PayloadCodec } from '@temporalio/common';
@@ -7,6 +7,7 @@ import { AesGcmCodec } from '../../../payloads/aes-gcm-codec.js';
 import { ClaimCheckCodec } from '../../../payloads/claim-check-codec.js';
 import { createDataConverter } from '../../../payloads/data-converter.js';
 import { FolderPayloadStore } from '../../../payloads/payload-store.js';
+import type { PayloadStore } from '../../../payloads/payload-store.js';
 import { containsText, fromPayload, key, metadataOf, toPayload } from './helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'model-retry-claims-'));
@@ -125,6 +126,60 @@ describe('the claim-check codec', () => {
       attemptInput(2),
     ]);
     await expect(chain([k2]).decode([before!])).rejects.toThrow(/encrypted with key id "k1"/);
+  });
+
+  it('refreshes an object referenced again once it is a day old, at most once a day, and never on decode', async () => {
+    const DAY = 24 * 60 * 60 * 1000;
+    const folder = freshStore();
+    // A store of the user's own with only has/put/get/list: refreshed by writing the sealed text again.
+    const calls: string[] = [];
+    const store: PayloadStore = {
+      description: 'counting',
+      has: (name) => (calls.push('has'), folder.has(name)),
+      put: (name, bytes) => (calls.push('put'), folder.put(name, bytes)),
+      get: (name) => (calls.push('get'), folder.get(name)),
+      list: () => folder.list(),
+    };
+    let now = Date.now();
+    const aes = new AesGcmCodec([key('k1')]);
+    const codec = new ClaimCheckCodec({
+      store,
+      thresholdBytes: 1024,
+      blobCodecs: [aes],
+      group: 'key-k1',
+      clock: () => now,
+    });
+    const [first] = await codec.encode([toPayload(attemptInput(1))]);
+    expect(calls).toEqual(['has', 'put']);
+    const [name] = await folder.list();
+    const sealed = await folder.get(name!);
+    now += DAY - 1;
+    await codec.encode([toPayload(attemptInput(2))]);
+    expect(calls).toEqual(['has', 'put']); // within the day: not asked again
+    now += 1;
+    await codec.encode([toPayload(attemptInput(3))]);
+    await codec.encode([toPayload(attemptInput(4))]);
+    expect(calls).toEqual(['has', 'put', 'has', 'put']); // a day on: written again, once
+    expect(Buffer.from((await folder.get(name!))!).equals(Buffer.from(sealed!))).toBe(false);
+    // The rewritten object is the same text (sealed anew) and reads back; a reader never writes.
+    calls.length = 0;
+    now += 10 * DAY;
+    const reader = new ClaimCheckCodec({ store, blobCodecs: [aes], group: 'key-k1', clock: () => now });
+    expect(fromPayload((await reader.decode([first!]))[0])).toEqual(attemptInput(1));
+    expect(calls).toEqual(['get']);
+    // The folder store touches in place (its bytes stay) once the object is older than the interval.
+    const touching = new ClaimCheckCodec({
+      store: folder,
+      thresholdBytes: 1024,
+      blobCodecs: [aes],
+      group: 'key-k1',
+    });
+    const before = await folder.get(name!);
+    const old = new Date(Date.now() - 2 * DAY);
+    utimesSync(join(folder.root, ...name!.split('/')), old, old);
+    await touching.encode([toPayload(attemptInput(5))]);
+    expect(await folder.modifiedAt(name!)).toBeGreaterThan(Date.now() - DAY);
+    expect(Buffer.from((await folder.get(name!))!).equals(Buffer.from(before!))).toBe(true);
   });
 });
 

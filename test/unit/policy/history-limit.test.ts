@@ -9,6 +9,7 @@ import {
   historyLimitStop,
   initialState,
   nextAttemptGrowth,
+  inlinePayloadLimitStop,
   payloadLimitStop,
   turnNearHistoryLimit,
   startDecision,
@@ -150,9 +151,24 @@ describe("an attempt's input over Temporal's payload limit", () => {
     expect(d.why).toMatch(/before the first attempt, the attempt's input is 2\.4 MB/);
   });
 
-  it('is left to the payload store when there is one', () => {
+  it('is left to the payload store when there is one and what stays in the payload fits', () => {
     const o = outlook({ bytes: 10_000, events: 5 }, { inputBytes: 2_500_000, payloadStore: true });
     expect(historyLimitStop(plan({}), o)).toBeUndefined();
+    const fits = { inputBytes: 2_500_000, payloadStore: true, inlineBytes: 40_000 };
+    expect(historyLimitStop(plan({}), outlook({ bytes: 10_000, events: 5 }, fits))).toBeUndefined();
+  });
+
+  it('with a payload store, still stops an input whose short strings alone pass the limit, naming the threshold', () => {
+    const o = outlook(
+      { bytes: 10_000, events: 5 },
+      { inputBytes: 3_000_000, payloadStore: true, inlineBytes: 2_400_000 },
+    );
+    const why = historyLimitStop(plan({}), o);
+    expect(why).toMatch(/keeps 2\.3 MB \(2400000 bytes\) in its payload after the payload store/);
+    expect(why).toContain('MODEL_RETRY_PAYLOAD_STORE_THRESHOLD');
+    const edge = 2 * MB - 16 * 1024;
+    expect(inlinePayloadLimitStop(edge)).toBeUndefined();
+    expect(inlinePayloadLimitStop(edge + 1)).toBeDefined();
   });
 });
 
