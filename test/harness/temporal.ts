@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
-import type { Worker } from '@temporalio/worker';
+import type { Worker, WorkerPlugin } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ActivityDeps } from '../../activities/index.js';
 import { createModelRetryWorkers } from '../../worker/worker.js';
@@ -24,6 +24,8 @@ export interface TestTemporal {
     workflowBundlePath?: string;
     /** The worker's identity (history's `ActivityTaskStarted` names it): tells in-process workers apart. */
     identity?: string;
+    /** Worker plugins (a test's activity interceptors, say). */
+    plugins?: WorkerPlugin[];
   }): Promise<TestWorker>;
   close(): Promise<void>;
 }
@@ -67,6 +69,7 @@ export async function connectTestTemporal(
           ? { heartbeatThrottleMs: options.heartbeatThrottleMs }
           : {}),
         ...(options.identity !== undefined ? { identity: options.identity } : {}),
+        ...(options.plugins !== undefined ? { plugins: options.plugins } : {}),
       });
       const { worker } = workers;
       const done = workers.run();

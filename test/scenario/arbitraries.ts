@@ -200,6 +200,22 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         { weight: 2, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
       ),
+      // A case in five makes the moments before an attempt slow, and then mostly cancels the call or kills its
+      // worker while one of them runs (a check the call never reaches is a moment that never comes).
+      slowChecks: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.integer({ min: 150, max: 500 }) },
+      ),
+      duringCheck: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        {
+          weight: 3,
+          arbitrary: fc.record({
+            what: fc.constantFrom('cancel' as const, 'kill' as const),
+            check: fc.integer({ min: 1, max: 3 }),
+          }),
+        },
+      ),
     },
     { requiredKeys: ['chain', 'plan', 'stream'] },
   )
@@ -216,6 +232,22 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     const out: Scenario = { chain, plan: s.plan, stream: s.stream };
     if (s.cancel !== undefined) out.cancel = s.cancel;
     if (s.kill !== undefined && s.cancel === undefined) out.kill = s.kill;
+    if (s.slowChecks !== undefined) {
+      out.slowChecks = s.slowChecks;
+      if (s.duringCheck?.what === 'cancel') {
+        out.cancel = { at: 'check', check: s.duringCheck.check };
+        delete out.kill;
+      } else if (s.duringCheck?.what === 'kill') {
+        out.kill = { check: s.duringCheck.check };
+        delete out.cancel;
+      }
+      // Past the first check (the worker config ask), the checks are cooling checks: attempts on a limit queue
+      // (a rate limit's) of a backend under fleet health.
+      if ((s.duringCheck?.check ?? 1) > 1) {
+        out.health = true;
+        out.limits = { ...(out.limits ?? s.limits), requestsPerSecond: 5 };
+      }
+    }
     if (s.parts === true) out.parts = true;
     // An image counts a fixed number of input tokens: the budget grows by it, so that it still meets the outputs.
     if (s.budget !== undefined)

@@ -20,6 +20,8 @@ interface Attempt {
   /** Arrival at the provider and end of the attempt, ms after T0. */
   from: number;
   to: number;
+  /** A failed attempt's class (else it answered). */
+  failed?: string;
 }
 
 function call(workflowId: string, attempts: Attempt[], closedAt = 10_000): Evidence {
@@ -49,7 +51,9 @@ function call(workflowId: string, attempts: Attempt[], closedAt = 10_000): Evide
         model: 'lp-h0-f1-r0:sc-1',
         startedAt: iso(a.from),
         endedAt: iso(a.to),
-        outcome: 'succeeded',
+        ...(a.failed !== undefined
+          ? { outcome: 'failed', failure: { class: a.failed, action: 'retry-same', message: '' } }
+          : { outcome: 'succeeded' }),
       }) as AttemptRecord,
   );
   const requests = attempts.map(
@@ -73,8 +77,19 @@ const scenario: Scenario = {
   limits: { maxInFlight: 1 },
 };
 
-function group(calls: Evidence[]): GroupEvidence {
-  return { scenario, models: ['lp-h0-f1-r0:sc-1'], calls };
+function group(calls: Evidence[], s: Scenario = scenario): GroupEvidence {
+  return { scenario: s, models: ['lp-h0-f1-r0:sc-1'], calls };
+}
+
+/** `n` attempts of one call, one after another every `everyMs`, each failing with `failed`. */
+function failing(n: number, everyMs: number, failed = 'ServerError'): Attempt[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `c1.${i + 1}`,
+    worker: 'w1',
+    from: i * everyMs,
+    to: i * everyMs + 10,
+    failed,
+  }));
 }
 
 describe('the fleet oracle', () => {
@@ -115,5 +130,25 @@ describe('the fleet oracle', () => {
       expect.stringContaining('belongs to no call'),
       expect.stringContaining('after its run closed'),
     ]);
+  });
+
+  it('bounds the transient failures a backend under fleet health is sent, and only under fleet health', () => {
+    const health: Scenario = { ...scenario, health: true };
+    const check = (g: GroupEvidence) =>
+      checkFleet(
+        g,
+        g.calls.flatMap((c) => c.requests),
+      ).map((v) => v.message);
+    // One call, one worker, 1.4 s: the trip's 2 failures, 2 on their way, 2 probes.
+    expect(check(group([call('a', failing(6, 200))], health))).toEqual([]);
+    expect(check(group([call('a', failing(7, 200))], health))).toEqual([
+      expect.stringContaining('was sent 7 requests that failed transiently'),
+    ]);
+    // Without health nothing holds them back; a failure that does not count toward a trip is not bounded either.
+    expect(check(group([call('a', failing(7, 200))]))).toEqual([]);
+    expect(check(group([call('a', failing(7, 200, 'InvalidRequest'))], health))).toEqual([]);
+    // An answer closes the breaker: a closed period more.
+    const answeredOnce = [...failing(7, 200), { id: 'c1.8', worker: 'w1', from: 1500, to: 1510 }];
+    expect(check(group([call('a', answeredOnce)], health))).toEqual([]);
   });
 });

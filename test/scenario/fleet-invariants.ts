@@ -7,7 +7,9 @@
 import type { temporal } from '@temporalio/proto';
 import { eventTimeMs } from '../../client/history-format.js';
 import type { AttemptRecord } from '../../common/call.js';
+import { TRANSIENT_CLASSES } from '../../policy/breaker.js';
 import type { RecordedRequest } from '../../loopback/index.js';
+import { SCENARIO_HEALTH } from './fleet.js';
 import type { GroupEvidence } from './run-scenario.js';
 import type { Violation } from './stop-oracle.js';
 
@@ -28,6 +30,7 @@ export function checkFleet(g: GroupEvidence, allRequests: RecordedRequest[]): Vi
   out.push(...nothingAfterTheClose(g));
   if (g.scenario.limits?.maxInFlight !== undefined)
     out.push(...slotsHold(sent, g.scenario.limits.maxInFlight));
+  if (g.scenario.health === true) out.push(...breakersBound(g, sent));
   return out;
 }
 
@@ -125,4 +128,44 @@ function slotsHold(sent: Sent[], maxInFlight: number): Violation[] {
     }
   }
   return out;
+}
+
+/**
+ * Fleet health bounds what a failing backend is sent: once its breaker opens, only probes go until an answer
+ * closes it. So the requests to one backend that failed transiently are at most, per closed period (the first,
+ * and one after each answer), the trip's failures plus what was already on its way when it tripped (one attempt
+ * per call, counted twice for a worker whose copy lags its own opening for a moment, see docs/decisions.md), plus
+ * one probe per cool-down for each worker that may claim it. Loose on purpose (no timing is asserted), yet a
+ * breaker that does not hold lets a call of 3 to 7 attempts and its neighbours past it.
+ */
+function breakersBound(g: GroupEvidence, sent: Sent[]): Violation[] {
+  const out: Violation[] = [];
+  const calls = g.calls.length;
+  // An in-process worker, the second worker process, and a fresh in-process worker after a kill.
+  const workers = 1 + (g.scenario.secondWorker === true ? 1 : 0) + (g.calls.some((c) => c.killed) ? 1 : 0);
+  const byModel = new Map<string, Sent[]>();
+  for (const x of sent) {
+    const model = x.record?.model;
+    if (model === undefined) continue;
+    byModel.set(model, [...(byModel.get(model) ?? []), x]);
+  }
+  for (const [model, xs] of byModel) {
+    const failed = xs.filter((x) => isTransient(x.record?.failure?.class)).length;
+    const answered = xs.filter((x) => x.record?.outcome === 'succeeded').length;
+    const arrivals = xs.map((x) => x.request.receivedAt);
+    const span = Math.max(...arrivals) - Math.min(...arrivals);
+    const probes = workers * (1 + Math.floor(span / SCENARIO_HEALTH.coolDownMs));
+    const bound = (1 + answered) * (SCENARIO_HEALTH.trip.failures + 2 * calls) + probes;
+    if (failed > bound) {
+      out.push({
+        invariant: 'fleet',
+        message: `${model} was sent ${failed} requests that failed transiently within ${span} ms (${answered} answered, ${calls} call(s), ${workers} worker(s)): more than its breaker lets through (${bound})`,
+      });
+    }
+  }
+  return out;
+}
+
+function isTransient(c: string | undefined): boolean {
+  return c !== undefined && (TRANSIENT_CLASSES as readonly string[]).includes(c);
 }

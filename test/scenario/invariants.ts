@@ -1,6 +1,7 @@
 import { eventTimeMs, eventTypeName } from '../../client/history-format.js';
 import type { AttemptRecord, ModelCallFailedDetails, ModelCallResult } from '../../common/call.js';
 import { expectedOutcomes } from './expected.js';
+import { attemptWorkers } from './fleet-invariants.js';
 import type { Evidence } from './run-scenario.js';
 import type { Fault } from './scenario.js';
 import { ANSWER, CLEAN_CUT_TEXT } from './scripts.js';
@@ -84,6 +85,7 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     if (n > 1) out.push({ invariant: 'requests', message: `${n} requests carry ${id}` });
   }
   const startMs = eventTimeMs(e.history.events?.[0] ?? {});
+  const started = attemptWorkers(e.history);
   return e.records.map((record) => {
     const request = e.requests.find(
       (r) => r.headers['x-request-id'] === `${e.workflowId}/${record.modelCallId}`,
@@ -98,7 +100,10 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
       // sent. (Seen in CI: seed 1680689586 case 20, a neighbour's first attempt on the worker killed at the main
       // call's first request.)
       const diedUnsent = e.killed && got === 'ResponseTimeout';
-      if (!NO_REQUEST_CLASSES.has(got) && !cancelled && !diedUnsent) {
+      // No worker ever started it (no `ActivityTaskStarted`): e.g. scheduled on a limit queue while a killed
+      // worker's replacement was not polling yet, until the deadline. (Seed 4242, cases 11 and 37.)
+      const neverStarted = !started.has(record.modelCallId) && record.outcome === 'failed';
+      if (!NO_REQUEST_CLASSES.has(got) && !cancelled && !diedUnsent && !neverStarted) {
         // Temporal's schedule-to-close (the deadline less the reserve) ended an attempt that had not sent yet.
         const unsent = got === 'ResponseTimeout' && e.scenario.health === true;
         out.push({

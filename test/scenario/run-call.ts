@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -15,6 +16,7 @@ import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { requestOf } from './scenario.js';
+import { unwatchChecks, watchChecks } from './slow-checks.js';
 import type { Moment, PlanShape, Scenario } from './scenario.js';
 
 /** Everything seen of one call's run, from every side: what the invariants are checked on. */
@@ -43,6 +45,8 @@ export interface Evidence {
   cancelSent: boolean;
   /** Whether the worker was shut down during the call. */
   killed: boolean;
+  /** Its local activities begun on in-process workers (counted only with `slowChecks`). */
+  checks: number;
 }
 
 /** A call of a scenario, started and watched until its end; `finish` gathers its evidence. */
@@ -50,6 +54,8 @@ export interface RunningCall {
   workflowId: string;
   /** Its provider requests so far. */
   requests(): RecordedRequest[];
+  /** Its local activities begun so far (counted only with `slowChecks`). */
+  checks(): number;
   /** Settles when the run has closed. */
   closed: Promise<void>;
   finish(killed: boolean): Promise<Evidence>;
@@ -70,7 +76,11 @@ export async function startCall(
     ...(s.stream ? { stream: { batchMs: 20 } } : {}),
     ...(s.budget ? { budget: s.budget } : {}),
   };
-  const handle = await startModelCall(fx.temporal.client, input, { taskQueue });
+  const workflowId = `model-call-${randomUUID()}`;
+  // Watched before the start, so that the first check (the worker config ask) is slow too.
+  const watch = s.slowChecks !== undefined ? watchChecks(workflowId, s.slowChecks) : undefined;
+  const checks = () => watch?.started ?? 0;
+  const handle = await startModelCall(fx.temporal.client, input, { taskQueue, workflowId });
   const prefix = `${handle.workflowId}/`;
   const requests = () => fx.lp.requests().filter((r) => r.headers['x-request-id']?.startsWith(prefix));
 
@@ -79,7 +89,7 @@ export async function startCall(
   const reading = s.stream ? readStream(fx, handle.workflowId, streamItems) : Promise.resolve();
   let cancelSent = false;
   const cancelling = s.cancel
-    ? at(s.cancel, requests, () => isClosed).then(async (reached) => {
+    ? at(s.cancel, requests, () => isClosed, checks).then(async (reached) => {
         if (!reached) return;
         cancelSent = await handle.cancel().then(
           () => true,
@@ -94,11 +104,14 @@ export async function startCall(
   return {
     workflowId: handle.workflowId,
     requests,
+    checks,
     closed: ending.then(() => undefined),
     async finish(killed) {
       const { result, failure } = await ending;
       await Promise.all([cancelling, reading]);
       await fx.lp.idle();
+      // Queries and history reads below run no local activity: the watch can go.
+      unwatchChecks(handle.workflowId);
       const records = await handle.query(attemptsQuery);
       const history = await fetchDecodedHistory(handle);
       fx.histories.push({ workflowId: handle.workflowId, history });
@@ -118,6 +131,7 @@ export async function startCall(
         ...(s.stream ? { streamItems } : {}),
         cancelSent,
         killed,
+        checks: checks(),
       };
     },
   };
@@ -150,9 +164,18 @@ export async function at(
   m: Moment,
   requests: () => RecordedRequest[],
   closed: () => boolean,
+  checks: () => number,
 ): Promise<boolean> {
   if (m.at === 'time') {
     await sleep(m.ms);
+    return !closed();
+  }
+  if (m.at === 'check') {
+    // Polled often: the check sleeps `slowChecks` ms (at least 150), so the moment lands while it runs.
+    while (checks() < m.check) {
+      if (closed()) return false;
+      await sleep(2);
+    }
     return !closed();
   }
   while (requests().length < m.request) {

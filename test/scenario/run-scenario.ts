@@ -83,16 +83,21 @@ export async function runScenario(
   });
   let killed = false;
   const killing = s.kill
-    ? at({ at: 'request', request: s.kill.request, plusMs: 0 }, main.requests, () => mainClosed).then(
-        async (reached) => {
-          if (!reached) return;
-          killed = true;
-          await (own ?? pair?.worker)?.stop();
-          const next = await workers.start(taskQueue);
-          if (own !== undefined) own = next;
-          else if (pair !== undefined) pair.worker = next;
-        },
-      )
+    ? at(
+        'request' in s.kill
+          ? { at: 'request', request: s.kill.request, plusMs: 0 }
+          : { at: 'check', check: s.kill.check },
+        main.requests,
+        () => mainClosed,
+        main.checks,
+      ).then(async (reached) => {
+        if (!reached) return;
+        killed = true;
+        await (own ?? pair?.worker)?.stop();
+        const next = await workers.start(taskQueue);
+        if (own !== undefined) own = next;
+        else if (pair !== undefined) pair.worker = next;
+      })
     : Promise.resolve();
 
   const calls: RunningCall[] = [main, ...(await Promise.all(neighbours))];

@@ -66,7 +66,12 @@ export type Moment =
   /** Once the call's `request`-th provider request has arrived, after `plusMs`. */
   | { at: 'request'; request: number; plusMs: number }
   /** `ms` after the call was started. */
-  | { at: 'time'; ms: number };
+  | { at: 'time'; ms: number }
+  /**
+   * Once the call's `check`-th local activity (the worker config ask, a cooling check, the search attributes
+   * check) has begun, while it still runs: only with `slowChecks`, which keeps each one running that long.
+   */
+  | { at: 'check'; check: number };
 
 /**
  * A neighbour: another call started beside the main one, on the same task queue (so the same workers: their
@@ -90,8 +95,16 @@ export interface Scenario {
   plan: PlanShape;
   stream: boolean;
   cancel?: Moment;
-  /** Shut the worker down while the `request`-th request is in flight, and start another on the task queue. */
-  kill?: { request: number };
+  /**
+   * Shut the worker down while the `request`-th request is in flight (or while the call's `check`-th local
+   * activity runs, with `slowChecks`), and start another on the task queue.
+   */
+  kill?: { request: number } | { check: number };
+  /**
+   * Every local activity of the call takes this many ms longer on an in-process worker (see `slow-checks.ts`),
+   * so that a cancel or a kill can land while one runs.
+   */
+  slowChecks?: number;
   /** The call's token budget (failed attempts count; see the contract's "Budgets"). */
   budget?: { maxTotalTokens: number };
   /** Fleet health on for the call's backends (a breaker that trips within a case: see `fleet.ts`). */
@@ -150,7 +163,8 @@ export function describeScenario(s: Scenario): string {
   const extra = [
     s.stream ? 'stream' : '',
     s.cancel ? `cancel@${JSON.stringify(s.cancel)}` : '',
-    s.kill ? `kill@request ${s.kill.request}` : '',
+    s.kill ? `kill@${'request' in s.kill ? `request ${s.kill.request}` : `check ${s.kill.check}`}` : '',
+    s.slowChecks ? `slow checks ${s.slowChecks} ms` : '',
     s.budget ? `budget:${s.budget.maxTotalTokens} tokens` : '',
     s.health ? 'health' : '',
     s.limits ? `limits:${JSON.stringify(s.limits)}` : '',

@@ -17,13 +17,15 @@ import { SCENARIO_KEY_ENV, scenarioRegistry, writeScenarioProvidersFile } from '
 import { runScenario } from './run-scenario.js';
 import type { PairWorkers, ScenarioWorkers } from './run-scenario.js';
 import { describeScenario } from './scenario.js';
+import { slowChecksPlugin } from './slow-checks.js';
 import type { Scenario } from './scenario.js';
 import type { Violation } from './stop-oracle.js';
 
 /**
- * The randomized scenario suite: fast-check generates fault scripts, plans, chains, cancellations,
- * worker shutdowns, fleet health on or off, per-worker limits and sometimes a second worker (a `model-retry
- * worker` process) on the call's task queue; each case runs `modelCallWorkflow` (and `callModel` inside it) on the real dev server
+ * The randomized scenario suite: fast-check generates fault scripts, plans, chains, cancellations and worker
+ * shutdowns (also while a slow local activity runs before an attempt), fleet health on or off, per-worker limits
+ * and sometimes a second worker (a `model-retry worker` process) on the call's task queue; each case runs
+ * `modelCallWorkflow` (and `callModel` inside it) on the real dev server
  * against the loopback provider, and every invariant is checked on what the run left behind. A case in three runs
  * one or two neighbour calls beside the main one (same workers, same backends); every call's invariants are
  * checked, and the fleet's across them (`fleet-invariants.ts`).
@@ -63,7 +65,9 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
     // process of its own: an identity each lets the fleet invariants tell them apart in history.
     let started = 0;
     const identity = (what: string) => `scenario-${what}-${++started}@${process.pid}`;
-    const shared = await fx.temporal.startWorker({ deps, identity: identity('shared') });
+    // Every in-process worker can make a case's local activities slow (`slowChecks`).
+    const plugins = [slowChecksPlugin];
+    const shared = await fx.temporal.startWorker({ deps, plugins, identity: identity('shared') });
     const scenarioDir = mkdtempSync(join(tmpdir(), 'model-retry-scenarios-'));
     dir = scenarioDir;
     workers = {
@@ -72,6 +76,7 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
       start: (taskQueue) =>
         fx.temporal.startWorker({
           deps,
+          plugins,
           shutdownGraceMs: 0,
           identity: identity('own'),
           ...(taskQueue !== undefined ? { taskQueue } : {}),
@@ -80,6 +85,7 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
         pair ??= (async () => {
           const worker = await fx.temporal.startWorker({
             deps,
+            plugins,
             shutdownGraceMs: 0,
             identity: identity('pair'),
           });
@@ -129,7 +135,12 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
         ];
         const stories = group.calls.map((call) => {
           const story = call.records.map((r) => r.failure?.class ?? r.outcome).join(' ');
-          return `${call.status} [${story}]`;
+          const acted = [
+            call.cancelSent ? 'cancel sent' : '',
+            call.killed ? 'worker killed' : '',
+            call.scenario.slowChecks !== undefined ? `${call.checks} slow checks` : '',
+          ].filter(Boolean);
+          return `${call.status} [${story}]${acted.length ? ` (${acted.join(', ')})` : ''}`;
         });
         console.log(
           `case ${at}: ${describeScenario(s)}\n  -> ${stories.join(' | ')} ${violations.length ? 'VIOLATED' : 'ok'} (${Date.now() - began} ms)`,
