@@ -92,7 +92,7 @@ export function checkStopReason(
   const waitsUsed = plan.waits !== undefined && !plan.deadline && waitsTaken(attempts) >= plan.waits.length;
   let chainWaits = false;
   if (waitsUsed) {
-    const untried = untriedBackends(s, attempts, dropped, a);
+    const untried = untriedBackends(s, attempts, dropped);
     if (untried.length === 0 || retryAfterSeen) allowed.add('attempts-exhausted');
     else chainWaits = a === 'retry-same';
   }
@@ -165,40 +165,55 @@ function shouldRetry(a: Attempt): boolean | undefined {
 }
 
 /**
- * Waits the call took: a same-backend retry always takes one; an advance or drop takes one when it starts a new
- * round (its next attempt is not later in the chain), unless it followed a `CoolingDown`. Counted from the records,
- * not from `retryInMs` (a listed wait may be 0 ms).
+ * Where each round of the call starts: a round goes on while a move (an advance or drop) reaches a backend not
+ * yet tried in it (after the current one, wrapping around past the last); a move back to one it tried starts the
+ * next round. A same-backend retry stays in its round.
+ */
+function roundStarts(attempts: Attempt[]): boolean[] {
+  const starts: boolean[] = [];
+  let tried = new Set<number>();
+  for (const [i, x] of attempts.entries()) {
+    const prev = attempts[i - 1];
+    const fresh =
+      prev === undefined || (prev.record.failure?.action !== 'retry-same' && tried.has(x.record.backend));
+    if (fresh) tried = new Set();
+    tried.add(x.record.backend);
+    starts.push(fresh);
+  }
+  return starts;
+}
+
+/**
+ * Waits the call took: a same-backend retry always takes one, a move that starts a new round takes one; without a
+ * deadline a wait for a cooling backend counts too (the contract's "Fleet health": the list still bounds the
+ * call). Counted from the records, not from `retryInMs` (a listed wait may be 0 ms).
  */
 export function waitsTaken(attempts: Attempt[]): number {
+  const starts = roundStarts(attempts);
   let n = 0;
   for (const [i, x] of attempts.entries()) {
-    const next = attempts[i + 1];
-    if (next === undefined || x.record.failure === undefined) continue;
-    // The wait for a cooling backend does not use up an entry of `waits` (the contract's "Fleet health").
-    if (x.record.failure.class === 'CoolingDown') continue;
-    const act = x.record.failure.action;
-    if (act === 'retry-same' || next.record.backend <= x.record.backend) n += 1;
+    if (i + 1 >= attempts.length || x.record.failure === undefined) continue;
+    if (x.record.failure.action === 'retry-same' || starts[i + 1] === true) n += 1;
   }
   return n;
 }
 
 /**
- * Backends the call could still try at once instead of stopping: for a retry-same, any backend not dropped and
- * not tried in this round; for an advance or drop, any such backend later in the chain.
+ * Backends the call could still try at once instead of stopping: any backend not dropped and not tried in this
+ * round, after the current one and wrapping around to the round's first.
  */
-function untriedBackends(s: Scenario, attempts: Attempt[], dropped: Set<number>, action: string): number[] {
-  let roundStart = 0;
-  for (const [i, x] of attempts.entries()) {
-    const next = attempts[i + 1];
-    if (next === undefined) break;
-    const act = x.record.failure?.action;
-    if (act !== 'retry-same' && next.record.backend <= x.record.backend) roundStart = i + 1;
-  }
-  const tried = new Set(attempts.slice(roundStart).map((x) => x.record.backend));
+function untriedBackends(s: Scenario, attempts: Attempt[], dropped: Set<number>): number[] {
+  const starts = roundStarts(attempts);
+  const first = starts.lastIndexOf(true);
+  const round = attempts.slice(Math.max(first, 0));
+  const tried = new Set(round.map((x) => x.record.backend));
+  const start = round[0]?.record.backend ?? 0;
   const current = attempts.at(-1)?.record.backend ?? 0;
-  return s.chain
-    .map((_, i) => i)
-    .filter((i) => !dropped.has(i) && !tried.has(i) && (action === 'retry-same' || i > current));
+  const n = s.chain.length;
+  const order: number[] = [];
+  for (let i = current + 1; i < n; i++) order.push(i);
+  for (let i = 0; i < start; i++) order.push(i);
+  return order.filter((i) => !dropped.has(i) && !tried.has(i));
 }
 
 /**
