@@ -9,7 +9,7 @@ import type {
 } from '../common/attempt.js';
 import type { AttemptRecord, LastDecision, ModelCallFailedDetails, ModelCallResult } from '../common/call.js';
 import { MODEL_CALL_FAILED } from '../common/call.js';
-import { iso, parseWaitSummary, succeed } from '../workflows/call/call-summary.js';
+import { iso, parseCheckSummary, parseWaitSummary, succeed } from '../workflows/call/call-summary.js';
 import { isAction } from '../policy/index.js';
 import { firstPayload, HistoryIndex, idOf } from './history-events.js';
 import { StreamDeliveries } from './history-stream.js';
@@ -78,6 +78,10 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
       noteWait(event, attempts);
       continue;
     }
+    if (event.markerRecordedEventAttributes) {
+      noteCheck(event, attempts);
+      continue;
+    }
     const closed = closeAttempt(event, bySchedule, index);
     if (closed && streamed.has(closed))
       noteDelivered(closed, deliveries, index.taskStartedAfter(event.eventId));
@@ -86,12 +90,32 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
   return { ...closeOfRun(index), attempts: withLastDecision(attempts, index), ...(why ? { why } : {}) };
 }
 
-/** A wait's timer names the failed attempt it follows and the action taken (see `waitSummary`). */
-function noteWait(event: HistoryEvent, attempts: AttemptRecord[]): void {
+/** The summary an event's user metadata carries (a timer's, a local activity's marker's), if any. */
+function summaryOf(event: HistoryEvent): string | undefined {
   const summary = firstPayload<string>(
     event.userMetadata?.summary ? { payloads: [event.userMetadata.summary] } : null,
   );
-  const named = typeof summary === 'string' ? parseWaitSummary(summary) : undefined;
+  return typeof summary === 'string' ? summary : undefined;
+}
+
+/**
+ * A cooling check's marker names the failed attempt it follows, the action and the wait (see `checkSummary`):
+ * after a decision with no wait it is the only trace of that decision when no attempt follows.
+ */
+function noteCheck(event: HistoryEvent, attempts: AttemptRecord[]): void {
+  const summary = summaryOf(event);
+  const named = summary === undefined ? undefined : parseCheckSummary(summary);
+  if (!named) return;
+  const record = attempts.findLast((r) => r.modelCallId === named.modelCallId);
+  if (!record?.failure) return;
+  record.retryInMs = named.retryInMs;
+  if (named.action && isAction(named.action)) record.failure.action = named.action;
+}
+
+/** A wait's timer names the failed attempt it follows and the action taken (see `waitSummary`). */
+function noteWait(event: HistoryEvent, attempts: AttemptRecord[]): void {
+  const summary = summaryOf(event);
+  const named = summary === undefined ? undefined : parseWaitSummary(summary);
   if (!named) return;
   const record = attempts.findLast((r) => r.modelCallId === named.modelCallId);
   if (!record?.failure) return;

@@ -5,8 +5,10 @@
  */
 import { generateText, streamText } from 'ai';
 import type { JSONObject } from '@ai-sdk/provider';
-import { sleep } from '@temporalio/workflow';
+import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import { closeStream, durableModel, workflowStream } from '../../workflows/ai-sdk/index.js';
+import { callModel, MODEL_CALL_FAILED, registerModelCallQueries } from '../../workflows/index.js';
+import type { ModelCallFailedDetails, ModelCallInput } from '../../workflows/index.js';
 import type { AgentInput } from '../../bench/workflows/ai-sdk-agent.js';
 
 export * from '../../bench/workflows/ai-sdk-agent.js';
@@ -162,4 +164,19 @@ export async function durableStreamCaughtWorkflow(input: AgentInput): Promise<{
     () => 'rejected' as const,
   );
   return { textStream, steps, consumeStream, onErrorCalls };
+}
+
+/**
+ * `callModel` in a user's own workflow that catches its `ModelCallFailed` and goes on: it completes with the stop
+ * reason it caught (its records are the `attempts` query's).
+ */
+export async function caughtCallWorkflow(input: ModelCallInput): Promise<{ stopReason?: string }> {
+  registerModelCallQueries();
+  try {
+    await callModel(input);
+    return {};
+  } catch (error) {
+    if (!(error instanceof ApplicationFailure) || error.type !== MODEL_CALL_FAILED) throw error;
+    return { stopReason: (error.details?.[0] as ModelCallFailedDetails).stopReason };
+  }
 }

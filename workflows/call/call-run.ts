@@ -12,7 +12,7 @@ import type { AttemptRoute } from './cooling-check.js';
 import { actionOf, callFailed, resultOf } from './call-result.js';
 import { noteSearchAttributesReady } from './call-stop.js';
 import type { CallSetup, Ended } from './call-setup.js';
-import { iso, succeed, waitSummary } from './call-summary.js';
+import { checkSummary, iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
 import { Corrections } from './call-repair.js';
 import { jsonBytes } from '../turn/turn-input.js';
@@ -88,7 +88,9 @@ export class CallRun {
    */
   private routed(decision: AttemptDecision): Decision | Promise<Decision> {
     const askedAt = Date.now();
-    const route = routeOf(this.call.backends[decision.backend] as string, this.call.worker);
+    const model = this.call.backends[decision.backend] as string;
+    const summary = checkSummary(model, decision.waitMs, this.call.records.at(-1));
+    const route = routeOf(model, this.call.worker, summary);
     if (!(route instanceof Promise)) {
       this.route = route;
       return this.afterRoute(decision, askedAt);

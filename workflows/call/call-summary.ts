@@ -61,11 +61,37 @@ export function waitSummary(waitMs: number, failed: AttemptRecord | undefined): 
   return `retry in ${waitMs} ms${cause}${tag}`;
 }
 
-/** The attempt and action a wait's timer summary names (see `waitSummary`). */
+/** The attempt and action a wait's timer summary (or a cooling check's) names (see `waitSummary`). */
 export function parseWaitSummary(summary: string): { modelCallId: string; action?: string } | undefined {
   const m = /\((c\d+\.\d+)(?: (abort|retry-same|advance|drop|repair))?\)$/.exec(summary);
   if (!m?.[1]) return undefined;
   return { modelCallId: m[1], ...(m[2] ? { action: m[2] } : {}) };
+}
+
+const CHECK_PREFIX = 'cooling check of ';
+
+/**
+ * The summary of a cooling check before an attempt on `model`, e.g.
+ * `cooling check of local:b: retry in 0 ms after ServerError 502 (c1.1 advance)`: after a failed attempt it names
+ * the decision as a wait's timer does. After a decision with no wait the check's marker is the only event
+ * between the decision and the next attempt, so a history that ends there (a cancel or a stop during the check)
+ * still tells what was decided.
+ */
+export function checkSummary(model: string, waitMs: number, failed: AttemptRecord | undefined): string {
+  return failed?.failure
+    ? `${CHECK_PREFIX}${model}: ${waitSummary(waitMs, failed)}`
+    : `${CHECK_PREFIX}${model}`;
+}
+
+/** The decision a cooling check's summary names (see `checkSummary`): the attempt, its action and wait. */
+export function parseCheckSummary(
+  summary: string,
+): { modelCallId: string; action?: string; retryInMs: number } | undefined {
+  if (!summary.startsWith(CHECK_PREFIX)) return undefined;
+  const waited = /: retry in (\d+) ms/.exec(summary);
+  const named = parseWaitSummary(summary);
+  if (!waited?.[1] || !named) return undefined;
+  return { ...named, retryInMs: Number(waited[1]) };
 }
 
 /** Marks `record` succeeded with what the attempt's result says (the workflow and the history reader alike). */

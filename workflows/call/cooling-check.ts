@@ -4,10 +4,8 @@ import type { HeldAttempt } from '../../common/attempt.js';
 import { attemptQueueOf, limitQueue } from '../../common/limits.js';
 import type { CallSetup } from './call-setup.js';
 
-const { backendCooling } = proxyLocalActivities<CoolingCheckActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { maximumAttempts: 1 },
-});
+/** The check's options; each check adds its own summary (see `routeOf`). */
+const CHECK_OPTIONS = { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 1 } } as const;
 
 /** Where an attempt runs: its backend's limit queue, or the call's own queue (`taskQueue` absent), held or not. */
 export interface AttemptRoute {
@@ -24,10 +22,15 @@ export interface AttemptRoute {
  * user's own without the activity) leaves the attempt on its queue.
  *
  * Run before the attempt's record opens: the marker moves workflow time, and a cancellation may come while it
- * runs (the caller checks again after it). Not async: the route is known at once unless the check runs, and only
+ * runs (the caller checks again after it). `summary` (see `checkSummary`) names the decision the check follows:
+ * a check after a zero wait is the only event between that decision and a cancel or a stop during it. Not async: the route is known at once unless the check runs, and only
  * then is there a promise (each one costs a stack trace in Temporal's sandbox).
  */
-export function routeOf(model: string, worker: CallSetup['worker']): AttemptRoute | Promise<AttemptRoute> {
+export function routeOf(
+  model: string,
+  worker: CallSetup['worker'],
+  summary: string,
+): AttemptRoute | Promise<AttemptRoute> {
   const callQueue = workflowInfo().taskQueue;
   const taskQueue = attemptQueueOf(callQueue, model, worker?.limits);
   if (taskQueue === undefined) return {};
@@ -35,6 +38,7 @@ export function routeOf(model: string, worker: CallSetup['worker']): AttemptRout
   const watched =
     worker?.healthWatchedLimits?.some((key) => limitQueue(callQueue, key) === taskQueue) ?? true;
   if (!watched) return { taskQueue };
+  const { backendCooling } = proxyLocalActivities<CoolingCheckActivities>({ ...CHECK_OPTIONS, summary });
   return backendCooling(model).then(
     (retryAfterMs) => (retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } }),
     () => ({ taskQueue }),
