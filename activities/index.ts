@@ -8,6 +8,8 @@ import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
 import { createWorkerConfigActivities } from './worker-config.js';
+import { HEARTBEAT_INTERVAL_MS } from './heartbeat.js';
+import { checkHeartbeatMs } from '../common/heartbeat.js';
 import { genAiProviderOfConfig, genAiProviderOfRegistration } from './providers/gen-ai-provider.js';
 import { InFlightLimits } from './attempt/in-flight.js';
 import { providersFromEnv } from './providers/registry.js';
@@ -62,9 +64,10 @@ export interface ActivityDeps {
    */
   health?: HealthOptions | false;
   /**
-   * How often an attempt heartbeats while it waits (the first one after this long: an attempt that answers sooner
-   * makes no heartbeat). `createModelRetryWorker` sets it to its `heartbeatThrottleMs`: beats more frequent than
-   * the worker lets through say nothing more. @default 250 (`HEARTBEAT_INTERVAL_MS`)
+   * How often an attempt (or a tool) heartbeats while it waits (the first one after this long: an attempt that
+   * answers sooner makes no heartbeat), the cadence `c` of the contract. `createModelRetryWorker` sets it to its
+   * `heartbeatThrottleMs`: beats more frequent than the worker lets through say nothing more. Workflows learn it
+   * from `modelRetryConfig` and give attempts a heartbeat timeout of 3c. @default 5000 (`HEARTBEAT_INTERVAL_MS`)
    */
   heartbeatIntervalMs?: number;
   /**
@@ -109,6 +112,10 @@ export function createActivities(deps: ActivityDeps = {}) {
     input: { workflowId: string; modelCallId: string },
     h: Readonly<Record<string, string>>,
   ) => void headers.set(`${input.workflowId}/${input.modelCallId}`, h);
+  const heartbeatMs =
+    deps.heartbeatIntervalMs === undefined
+      ? HEARTBEAT_INTERVAL_MS
+      : checkHeartbeatMs(deps.heartbeatIntervalMs, 'heartbeatIntervalMs');
   const limits = registry.limits?.() ?? {};
   // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
   const inFlight = new InFlightLimits(() => limits);
@@ -117,7 +124,7 @@ export function createActivities(deps: ActivityDeps = {}) {
       providers,
       onHeaders,
       inFlight,
-      heartbeatIntervalMs: deps.heartbeatIntervalMs,
+      heartbeatIntervalMs: heartbeatMs,
       ...(deps.download ? { download: deps.download } : {}),
     }),
   );
@@ -128,6 +135,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createSearchAttributeActivities(),
     ...createWorkerConfigActivities({
       payloadStore: deps.payloadStore === true,
+      heartbeatMs,
       pricing: registry.pricing?.() ?? {},
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       genAiProviders: genAiProvidersOf(registry, deps.aiSdkProviders ?? {}, env, aiSdkFetch),
@@ -137,7 +145,7 @@ export function createActivities(deps: ActivityDeps = {}) {
         ? { allowHeaders: deps.allowHeaders.map((h) => h.toLowerCase()) }
         : {}),
     }),
-    ...createToolActivities({ registry: () => tools }),
+    ...createToolActivities({ registry: () => tools, heartbeatIntervalMs: heartbeatMs }),
   };
 }
 
