@@ -129,11 +129,7 @@ async function main() {
         const model = `lost-${(n += 1)}`;
         lp.script(model, [hang()]);
         handles.push(
-          await startModelCall(
-            client,
-            { model: `local:${model}`, prompt: 'hi', retry: { waits: [] } },
-            { taskQueue: lostQueue },
-          ),
+          await startModelCall(client, { model: `local:${model}`, prompt: 'hi' }, { taskQueue: lostQueue }),
         );
         await until(() => (lp.requestCount(model) === 1 ? true : undefined));
         await sleep(c / samples);
