@@ -1,12 +1,12 @@
 import type { Context } from '@temporalio/activity';
+import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
 
 /**
- * How often an attempt heartbeats while it waits (the worker throttles what reaches the server to the same
- * cadence). A cancel reaches the attempt only with the answer to its next heartbeat after the workflow asked for
- * it: at one a second that took up to 1.4 s (a cancel just missing one heartbeat waits for the next), so a 400
- * due 0.9 s after the cancel could still arrive first. 250 ms keeps the abort well under a second.
+ * How often an attempt heartbeats while it waits, by default (the worker throttles what reaches the server to the
+ * same cadence, `DEFAULT_HEARTBEAT_MS`): a cancel reaches the attempt with the answer to its next heartbeat, so
+ * within this plus a round trip, and each recorded heartbeat is an action Temporal Cloud bills.
  */
-export const HEARTBEAT_INTERVAL_MS = 250;
+export const HEARTBEAT_INTERVAL_MS = DEFAULT_HEARTBEAT_MS;
 
 /**
  * Heartbeats `details` every `intervalMs` (at most half the activity's heartbeat timeout) until the returned

@@ -8,6 +8,8 @@ import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
 import { createWorkerConfigActivities } from './worker-config.js';
+import { HEARTBEAT_INTERVAL_MS } from './heartbeat.js';
+import { checkHeartbeatMs } from '../common/heartbeat.js';
 import { genAiProviderOfConfig, genAiProviderOfRegistration } from './providers/gen-ai-provider.js';
 import { InFlightLimits } from './attempt/in-flight.js';
 import { providersFromEnv } from './providers/registry.js';
@@ -69,9 +71,10 @@ export interface ActivityDeps {
    */
   health?: HealthOptions | false;
   /**
-   * How often an attempt heartbeats while it waits (the first one after this long: an attempt that answers sooner
-   * makes no heartbeat). `createModelRetryWorker` sets it to its `heartbeatThrottleMs`: beats more frequent than
-   * the worker lets through say nothing more. @default 250 (`HEARTBEAT_INTERVAL_MS`)
+   * How often an attempt (or a tool) heartbeats while it waits (the first one after this long: an attempt that
+   * answers sooner makes no heartbeat), the cadence `c` of the contract. `createModelRetryWorker` sets it to its
+   * `heartbeatThrottleMs`: beats more frequent than the worker lets through say nothing more. Workflows learn it
+   * from `modelRetryConfig` and give attempts a heartbeat timeout of 3c. @default 5000 (`HEARTBEAT_INTERVAL_MS`)
    */
   heartbeatIntervalMs?: number;
   /**
@@ -117,6 +120,10 @@ export function createActivities(deps: ActivityDeps = {}) {
     input: { workflowId: string; modelCallId: string },
     h: Readonly<Record<string, string>>,
   ) => headers.record(attemptKey(input), h);
+  const heartbeatMs =
+    deps.heartbeatIntervalMs === undefined
+      ? HEARTBEAT_INTERVAL_MS
+      : checkHeartbeatMs(deps.heartbeatIntervalMs, 'heartbeatIntervalMs');
   const limits = registry.limits?.() ?? {};
   // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
   const inFlight = new InFlightLimits(() => limits);
@@ -125,11 +132,11 @@ export function createActivities(deps: ActivityDeps = {}) {
       providers,
       onHeaders,
       inFlight,
-      heartbeatIntervalMs: deps.heartbeatIntervalMs,
+      heartbeatIntervalMs: heartbeatMs,
       ...(deps.download ? { download: deps.download } : {}),
     }),
   );
-  const health = { monitor, on, providers, headers, heartbeatIntervalMs: deps.heartbeatIntervalMs };
+  const health = { monitor, on, providers, headers, heartbeatIntervalMs: heartbeatMs };
   return {
     modelRequest: withAttemptMetrics(withHealth(attempt, health)),
     ...createCoolingCheck(health),
@@ -139,6 +146,7 @@ export function createActivities(deps: ActivityDeps = {}) {
       ...(deps.payloadStore === true && deps.payloadStoreThresholdBytes !== undefined
         ? { payloadStoreThresholdBytes: deps.payloadStoreThresholdBytes }
         : {}),
+      heartbeatMs,
       pricing: registry.pricing?.() ?? {},
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       genAiProviders: genAiProvidersOf(registry, deps.aiSdkProviders ?? {}, env, aiSdkFetch),
@@ -148,7 +156,7 @@ export function createActivities(deps: ActivityDeps = {}) {
         ? { allowHeaders: deps.allowHeaders.map((h) => h.toLowerCase()) }
         : {}),
     }),
-    ...createToolActivities({ registry: () => tools }),
+    ...createToolActivities({ registry: () => tools, heartbeatIntervalMs: heartbeatMs }),
   };
 }
 

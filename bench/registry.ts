@@ -1,3 +1,4 @@
+import { actions } from './benchmarks/actions.js';
 import { aiSdk } from './benchmarks/ai-sdk.js';
 import { cluster } from './benchmarks/cluster.js';
 import { concurrency } from './benchmarks/concurrency.js';
@@ -16,6 +17,7 @@ import type { Benchmark } from './lib/benchmark.js';
  * entry here and a method section in BENCHMARKS.md.
  */
 export const BENCHMARKS: readonly Benchmark[] = [
+  actions,
   historyEvents,
   retryOverhead,
   concurrency,

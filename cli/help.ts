@@ -39,7 +39,7 @@ to attach again).
 `;
 
 export const WORKER_HELP = `Usage: model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS]
-                          [--metrics HOST:PORT] [--health]
+                          [--heartbeat-ms MS] [--metrics HOST:PORT] [--health]
 
 Runs model-retry's workflows and activities for an existing Temporal server until SIGINT/SIGTERM.
 
@@ -56,6 +56,9 @@ Options:
   --shutdown-grace-ms MS   On SIGINT/SIGTERM, how long in-flight model requests may finish before they are
                            cancelled (env MODEL_RETRY_SHUTDOWN_GRACE_MS, default 60000). An attempt cut short
                            is recorded as WorkerLost and retried by its plan. A second Ctrl-C exits at once.
+  --heartbeat-ms MS        How often attempts in flight heartbeat (env MODEL_RETRY_HEARTBEAT_MS, default 5000):
+                           a cancel reaches a request within MS plus a round trip, a lost worker is known
+                           within 3 x MS, and each heartbeat is a billed action on Temporal Cloud.
   --metrics HOST:PORT      Serve Prometheus metrics on http://HOST:PORT/metrics (env MODEL_RETRY_METRICS_ADDRESS):
                            Temporal's worker metrics (temporal_*) and model-retry's own
                            (model_retry_attempts, _attempt_ms, _calls, _waits, _wait_ms; with --health

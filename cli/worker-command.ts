@@ -1,14 +1,14 @@
 import { ProvidersConfigError } from '../activities/providers/config.js';
 import { PROVIDERS_FILE_ENV, loadProvidersFile, providersFromEnv } from '../activities/providers/registry.js';
 import type { ProviderRegistry } from '../activities/providers/registry.js';
-import { resolveShutdownGraceMs, resolveTaskQueue } from '../worker/config.js';
+import { resolveHeartbeatMs, resolveShutdownGraceMs, resolveTaskQueue } from '../worker/config.js';
 import { resolveMetricsAddress } from '../worker/metrics.js';
 import { payloadSettingsFromEnv } from '../payloads/data-converter.js';
 import { UsageError, parseCommandArgs } from './args.js';
 import { WORKER_HELP } from './help.js';
 
 /**
- * `model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS] [--metrics HOST:PORT] [--health]`: loads the providers file
+ * `model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS] [--heartbeat-ms MS] [--metrics HOST:PORT] [--health]`: loads the providers file
  * (the flag, else `MODEL_RETRY_PROVIDERS`) before connecting, refusing a bad one (exit 2, naming each problem),
  * then runs the worker with that registry until SIGINT/SIGTERM.
  */
@@ -17,6 +17,7 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
     providers: { type: 'string' },
     'task-queue': { type: 'string' },
     'shutdown-grace-ms': { type: 'string' },
+    'heartbeat-ms': { type: 'string' },
     metrics: { type: 'string' },
     health: { type: 'boolean' },
   });
@@ -27,6 +28,7 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}.`);
   const taskQueue = resolveTaskQueue(values['task-queue']);
   const shutdownGraceMs = resolveShutdownGraceMs(values['shutdown-grace-ms']);
+  const heartbeatMs = resolveHeartbeatMs(values['heartbeat-ms']);
   const metricsAddress = resolveMetricsAddress(values.metrics);
   const providers = loadProviders(values.providers);
   const payloads = payloadSettingsFromEnv();
@@ -34,6 +36,7 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
   await runWorkerProcess({
     taskQueue,
     shutdownGraceMs,
+    heartbeatMs,
     // Without --health, MODEL_RETRY_HEALTH=on turns it on (read by createActivities).
     deps: { providers, ...(values.health === true ? { health: {} } : {}) },
     payloads,

@@ -23,6 +23,12 @@ export interface WorkerConfig {
    */
   payloadStoreThresholdBytes?: number;
   /**
+   * The worker's heartbeat cadence `c` in ms (its `maxHeartbeatThrottleInterval`, how often its attempts and tools
+   * heartbeat): the workflow gives their activities a heartbeat timeout of 3c (`heartbeatTimeoutMs`). Absent:
+   * a worker from before the setting, taken as the default (5000).
+   */
+  heartbeatMs?: number;
+  /**
    * Prices by `provider:model`, from the `pricing` of the models in the providers file: a call with a budget
    * prices its attempts and their worst cases with them. Absent or empty: no model has a price.
    */

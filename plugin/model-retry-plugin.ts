@@ -11,6 +11,8 @@ import {
 } from '../activities/search-attributes.js';
 import { searchAttributeWarning } from '../activities/search-attribute-warning.js';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
+import { checkHeartbeatMs } from '../common/heartbeat.js';
+import { msToNumber } from '@temporalio/common/lib/time.js';
 import { createDataConverter } from '../payloads/data-converter.js';
 import type { PayloadSettings } from '../payloads/data-converter.js';
 import { modelRetryWebpackConfigHook } from './bundle.js';
@@ -35,20 +37,36 @@ export interface ModelRetryPluginOptions {
   checkSearchAttributes?: boolean;
   /** Where that warning goes. @default console.warn */
   warn?: (message: string) => void;
+  /**
+   * The heartbeat cadence `c` of its Workers (their `maxHeartbeatThrottleInterval`, and how often attempts and
+   * tools heartbeat): a cancel reaches a request within c plus a round trip, a lost worker is known within 3c,
+   * and each heartbeat is an action Temporal Cloud bills. A Worker's own `maxHeartbeatThrottleInterval` wins.
+   * @default 5000
+   */
+  heartbeatThrottleMs?: number;
 }
 
 /**
  * model-retry as a Temporal plugin (`@temporalio/plugin`'s `SimplePlugin`): pass it to `Worker.create({ plugins })`
  * and `new Client({ plugins })`. A Worker gets the activities and the data converter, its workflow bundle gets the
  * AI SDK's polyfills first (for `model-retry/ai-sdk`), and at start it checks the search attributes; a Client gets
- * the data converter. Its Workers let every attempt heartbeat through, so a cancel aborts a request within about a
- * second. It imports only types from `@temporalio/worker`, so a client process can use it.
+ * the data converter. Its Workers let every attempt heartbeat through at its cadence (`heartbeatThrottleMs`), so a
+ * cancel aborts a request within that plus a round trip. It imports only types from `@temporalio/worker`, so a client process can use it.
  */
 export class ModelRetryPlugin extends SimplePlugin {
   private worker: { connection?: NativeConnection; namespace: string } | undefined;
 
+  /** The cadence the activities heartbeat at: the Worker's, known only once `configureWorker` has it. */
+  private readonly cadence: { ms: number };
+
   constructor(private readonly settings: ModelRetryPluginOptions = {}) {
     const payloads = settings.payloads;
+    const cadence = {
+      ms:
+        settings.heartbeatThrottleMs === undefined
+          ? HEARTBEAT_INTERVAL_MS
+          : checkHeartbeatMs(settings.heartbeatThrottleMs, 'heartbeatThrottleMs'),
+    };
     super({
       name: 'model-retry',
       ...(payloads ? { dataConverter: createDataConverter(payloads) } : {}),
@@ -63,11 +81,13 @@ export class ModelRetryPlugin extends SimplePlugin {
                   : {}),
               }
             : {}),
+          heartbeatIntervalMs: cadence.ms,
           ...settings.activities,
         }),
         ...existing,
       }),
     });
+    this.cadence = cadence;
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
@@ -76,12 +96,19 @@ export class ModelRetryPlugin extends SimplePlugin {
       namespace: options.namespace ?? 'default',
     };
     // Attempts learn of a cancel only through heartbeat responses: let each through (as `createModelRetryWorker`
-    // does), so a host's cancel aborts the request in flight within about a second, not the SDK's default 80% of
-    // the heartbeat timeout. A worker's own setting wins.
+    // does), so a host's cancel aborts the request in flight within c plus a round trip. A worker's own setting
+    // wins, and the activities (built below, by `super`) then heartbeat at its cadence, which they also tell the
+    // workflows (`modelRetryConfig`), so attempts get a heartbeat timeout of 3 times it.
+    if (options.maxHeartbeatThrottleInterval !== undefined) {
+      this.cadence.ms = checkHeartbeatMs(
+        msToNumber(options.maxHeartbeatThrottleInterval),
+        'maxHeartbeatThrottleInterval',
+      );
+    }
     return super.configureWorker({
       ...options,
-      maxHeartbeatThrottleInterval: options.maxHeartbeatThrottleInterval ?? HEARTBEAT_INTERVAL_MS,
-      defaultHeartbeatThrottleInterval: options.defaultHeartbeatThrottleInterval ?? HEARTBEAT_INTERVAL_MS,
+      maxHeartbeatThrottleInterval: this.cadence.ms,
+      defaultHeartbeatThrottleInterval: options.defaultHeartbeatThrottleInterval ?? this.cadence.ms,
     });
   }
 

@@ -1,6 +1,7 @@
 /** Defaults shared by the worker process, the command line and the tests. */
 
 import { ConfigError } from '../common/config-error.js';
+import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
 
 export { ConfigError };
 
@@ -28,6 +29,20 @@ export function resolveShutdownGraceMs(flag?: string, env: NodeJS.ProcessEnv = p
   const ms = Number(raw);
   if (!Number.isFinite(ms) || ms < 0) {
     throw new ConfigError(`\`--shutdown-grace-ms\` must be a number of milliseconds >= 0 (got "${raw}")`);
+  }
+  return ms;
+}
+
+/**
+ * The worker's heartbeat cadence (`--heartbeat-ms`, else `MODEL_RETRY_HEARTBEAT_MS`, else the default 5000): how
+ * soon a cancel reaches an attempt in flight, and how many heartbeat actions a long attempt costs.
+ */
+export function resolveHeartbeatMs(flag?: string, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = flag ?? env.MODEL_RETRY_HEARTBEAT_MS;
+  if (raw === undefined) return DEFAULT_HEARTBEAT_MS;
+  const ms = raw.trim() === '' ? Number.NaN : Number(raw);
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new ConfigError(`\`--heartbeat-ms\` must be a whole number of milliseconds >= 1 (got "${raw}")`);
   }
   return ms;
 }

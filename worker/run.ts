@@ -10,6 +10,8 @@ import type { ActivityDeps } from '../activities/index.js';
 export interface RunWorkerOptions {
   taskQueue: string;
   shutdownGraceMs: number;
+  /** The heartbeat cadence (`heartbeatThrottleMs`). @default 5000 */
+  heartbeatMs?: number;
   deps?: ActivityDeps;
   log?: (line: string) => void;
   /** HOST:PORT to serve Prometheus metrics on (`/metrics`); none when absent. */
@@ -53,6 +55,7 @@ export async function runWorkerProcess(options: RunWorkerOptions): Promise<void>
       namespace: target.namespace,
       taskQueue: options.taskQueue,
       shutdownGraceMs: options.shutdownGraceMs,
+      ...(options.heartbeatMs !== undefined ? { heartbeatThrottleMs: options.heartbeatMs } : {}),
       warn: log,
       ...(options.deps ? { deps: options.deps } : {}),
       ...(options.payloads ? { dataConverter: createDataConverter(options.payloads) } : {}),

@@ -1,7 +1,7 @@
 /**
  * How much work one model-retry worker takes on at once: its task slots. An attempt holds its activity slot while
  * it waits for the provider, for seconds to minutes, using next to no CPU, so a worker wants many activity slots;
- * but every attempt it has started must also heartbeat (every 250 ms, a 10 s heartbeat timeout), and a worker
+ * but every attempt it has started must also heartbeat (every c, default 5 s, a heartbeat timeout of 3c), and a worker
  * whose CPU is taken (5,000 workflows queued on two cores, BENCHMARKS.md 11) cannot heartbeat 500 attempts: they
  * timed out as `WorkerLost`. An attempt still in the task queue has no heartbeat to miss (only its deadline runs),
  * so the worker takes a new attempt beyond the first 100 only while the machine has CPU and memory to spare:

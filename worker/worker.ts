@@ -12,6 +12,7 @@ import {
 } from '../activities/search-attributes.js';
 import { searchAttributeWarning } from '../activities/search-attribute-warning.js';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
+import { checkHeartbeatMs } from '../common/heartbeat.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './config.js';
 import { otherTuning, workerSlots } from './tuning.js';
 import type { WorkerTuning } from './tuning.js';
@@ -59,10 +60,11 @@ export interface ModelRetryWorkerOptions {
    */
   dataConverter?: DataConverter;
   /**
-   * At most how long an attempt's heartbeats wait before they reach the server, which is how soon an attempt in
-   * flight learns of its cancellation (tests raise it to make an attempt end on its own after a cancel). Attempts
-   * heartbeat at this cadence too (at most every half heartbeat timeout), the first time after this long.
-   * @default 250 (`HEARTBEAT_INTERVAL_MS`)
+   * The heartbeat cadence `c`: the worker's `maxHeartbeatThrottleInterval`, how often its attempts and tools
+   * heartbeat (the first time after this long), and so how soon an attempt in flight learns of its cancellation
+   * (within c plus a round trip). Workflows give attempts a heartbeat timeout of 3c, so a lost worker is known
+   * within 3c. Each recorded heartbeat is an action Temporal Cloud bills: lower it for faster cancels, raise it
+   * for fewer actions. @default 5000 (`HEARTBEAT_INTERVAL_MS`)
    */
   heartbeatThrottleMs?: number;
   /**
@@ -114,13 +116,17 @@ export async function createModelRetryWorkers(options: ModelRetryWorkerOptions):
 /** The options every worker of the process shares, and the providers' limits. */
 function prepare(options: ModelRetryWorkerOptions): { base: LimitWorkerBase; limits: LimitsByKey } {
   const deps = options.deps ?? {};
+  const heartbeatMs =
+    options.heartbeatThrottleMs === undefined
+      ? HEARTBEAT_INTERVAL_MS
+      : checkHeartbeatMs(options.heartbeatThrottleMs, 'heartbeatThrottleMs');
   const providers = deps.providers ?? providersFromEnv(deps.env ?? process.env);
   const claims = (options.dataConverter?.payloadCodecs ?? []).find(
     (codec): codec is ClaimCheckCodec => codec instanceof ClaimCheckCodec,
   );
   const activities = createActivities({
     // An attempt heartbeats as often as the worker lets its heartbeats through, no more.
-    heartbeatIntervalMs: options.heartbeatThrottleMs,
+    heartbeatIntervalMs: heartbeatMs,
     ...deps,
     providers,
     payloadStore: deps.payloadStore ?? claims !== undefined,
@@ -134,12 +140,10 @@ function prepare(options: ModelRetryWorkerOptions): { base: LimitWorkerBase; lim
     activities,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
-    // Attempts learn of cancellation only through heartbeat responses: let each heartbeat through (every 250 ms)
-    // so a host's cancel aborts the request in flight well within a second (heartbeats add no history events).
-    maxHeartbeatThrottleInterval: options.heartbeatThrottleMs ?? HEARTBEAT_INTERVAL_MS,
-    ...(options.heartbeatThrottleMs !== undefined
-      ? { defaultHeartbeatThrottleInterval: options.heartbeatThrottleMs }
-      : {}),
+    // Attempts learn of cancellation only through heartbeat responses: let each heartbeat through (every c), so
+    // a host's cancel aborts the request in flight within c plus a round trip.
+    maxHeartbeatThrottleInterval: heartbeatMs,
+    ...(options.heartbeatThrottleMs !== undefined ? { defaultHeartbeatThrottleInterval: heartbeatMs } : {}),
     // Resource-based activity slots unless the user fixed a count; one controller for all workers of the call.
     ...workerSlots(options.tuning),
     ...(options.identity ? { identity: options.identity } : {}),

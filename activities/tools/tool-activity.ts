@@ -5,7 +5,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import { cancellationOutcome } from '../cancellation.js';
-import { HEARTBEAT_INTERVAL_MS } from '../heartbeat.js';
+import { startHeartbeat } from '../heartbeat.js';
 import { boundedMessage } from '../scrub.js';
 import { ToolError } from './errors.js';
 import type { ToolRegistry } from './registry.js';
@@ -19,6 +19,8 @@ export interface ToolActivityDeps {
   registry: () => ToolRegistry;
   /** @default Date.now */
   now?: () => number;
+  /** How often a running tool heartbeats (the worker's cadence). @default HEARTBEAT_INTERVAL_MS */
+  heartbeatIntervalMs?: number;
 }
 
 export function createToolActivities(deps: ToolActivityDeps) {
@@ -35,10 +37,11 @@ export function createToolActivities(deps: ToolActivityDeps) {
     const startedAt = iso();
     const attempt = ctx.info.attempt;
     // No heartbeat at the start: a tool that ends within one interval (most do) has nothing to say, and each
-    // heartbeat is an RPC and a write at the server. A longer one heartbeats every interval, which is how it
-    // learns of the turn's cancellation (well within a second) and keeps its heartbeat timeout.
-    const beat = setInterval(() => ctx.heartbeat({ startedAt }), HEARTBEAT_INTERVAL_MS);
-    const stop = () => clearInterval(beat);
+    // heartbeat is an RPC, a write at the server and a billed action. A longer one heartbeats every interval,
+    // which is how it learns of the turn's cancellation and keeps its heartbeat timeout. Its beats carry nothing:
+    // no one reads a tool's heartbeat details (its record's times are the workflow's and the result's), and
+    // details are encoded (and encrypted) at every beat.
+    const stop = startHeartbeat(ctx, undefined, deps.heartbeatIntervalMs);
     const result = (content: string, isError: boolean): ToolCallResult => ({
       content,
       ...(isError ? { isError: true } : {}),

@@ -53,6 +53,37 @@ describe('every benchmark at --quick size', () => {
     600_000,
   );
 
+  it("actions counts every call's billable actions from the server, ours and the floor's, by type", () => {
+    type Counted = { total: number; byType: Record<string, number> };
+    const { figures } = read('actions').result as unknown as {
+      figures: {
+        rows: { name: string; ours: Counted; floor: Counted }[];
+        cadences: { heartbeatMs: number; total: number; byType: Record<string, number> }[];
+      };
+    };
+    expect(figures.rows.map((r) => r.name)).toContain('answered at once');
+    for (const { name, ours, floor } of figures.rows) {
+      // Each side started its workflow and scheduled at least its one activity.
+      for (const side of [ours, floor]) {
+        expect(side.byType.start, name).toBe(1);
+        expect(side.byType.activity, name).toBeGreaterThanOrEqual(1);
+        expect(side.total, name).toBe(Object.values(side.byType).reduce((a, b) => a + b, 0));
+      }
+      // The floor has no heartbeats, markers or search attributes; ours has at least the floor's activities.
+      expect(ours.byType.activity, name).toBe(floor.byType.activity);
+      expect(ours.total, name).toBeGreaterThan(floor.total);
+    }
+    // A streamed answer's batches are signals; the subscriber's polls are updates.
+    const streamed = figures.rows.filter((r) => r.name.startsWith('streamed'));
+    expect(streamed.map((r) => (r.ours.byType.signal ?? 0) > 0)).toEqual([true, true]);
+    expect(streamed.map((r) => (r.ours.byType.update ?? 0) > 0)).toEqual([false, true]);
+    // The quick answer outlasts a beat of the short cadence only: it heartbeats there, never at the default.
+    const [short, byDefault] = figures.cadences;
+    expect(short?.byType.heartbeat).toBeGreaterThan(0);
+    expect(byDefault?.heartbeatMs).toBe(5000);
+    expect(byDefault?.byType.heartbeat ?? 0).toBe(0);
+  });
+
   it('history-events counts every attempt of the calls it ran', () => {
     const { figures } = read('history-events').result as unknown as {
       figures: { perAttempt: Record<string, number>; totals: Record<string, number> };

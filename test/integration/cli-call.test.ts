@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { readCallHistory } from '../../client/history-reader.js';
@@ -389,7 +390,7 @@ describe('model-retry call, cancel and worker --providers against a real server'
     expect(fx.lp.requestCount(m.id)).toBe(0);
   });
 
-  it('worker --providers FILE serves calls, and exits 0 on SIGINT', async () => {
+  it('worker --providers FILE --heartbeat-ms 1000 serves calls at that cadence, and exits 0 on SIGINT', async () => {
     const providers = join(dir, 'providers.json');
     writeFileSync(
       providers,
@@ -399,10 +400,10 @@ describe('model-retry call, cancel and worker --providers against a real server'
     );
     const taskQueue = `cli-worker-${randomUUID()}`;
     const env = cliEnv(taskQueue);
-    const proc = spawnCli(['worker', '--providers', providers, '--shutdown-grace-ms', '1000'], {
-      ...env,
-      LOOPBACK_KEY: TEST_API_KEY,
-    });
+    const proc = spawnCli(
+      ['worker', '--providers', providers, '--shutdown-grace-ms', '1000', '--heartbeat-ms', '1000'],
+      { ...env, LOOPBACK_KEY: TEST_API_KEY },
+    );
     try {
       await proc.waitFor(/polling task queue/, 60_000);
       expect(proc.stderr()).toContain(`providers local`);
@@ -413,7 +414,14 @@ describe('model-retry call, cancel and worker --providers against a real server'
         env,
       );
       expect(code, stderr).toBe(0);
-      expect(parse(stdout).output?.text).toBe('from the worker process');
+      const out = parse(stdout);
+      expect(out.output?.text).toBe('from the worker process');
+      // The worker told the workflow its cadence: the attempt's heartbeat timeout is three beats of it.
+      const { events } = await fx.temporal.client.workflow.getHandle(out.workflowId).fetchHistory();
+      const scheduled = events?.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelRequest',
+      );
+      expect(optionalTsToMs(scheduled?.activityTaskScheduledEventAttributes?.heartbeatTimeout)).toBe(3000);
     } finally {
       proc.child.kill('SIGINT');
     }

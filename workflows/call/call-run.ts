@@ -3,6 +3,7 @@ import { afterAttempt, beforeAttempt, cancelledStop } from '../../policy/index.j
 import type { AttemptDecision, AttemptEnd, Decision, StopDecision } from '../../policy/index.js';
 import type { AttemptCause, ModelRequestResult } from '../../common/attempt.js';
 import type { AttemptRecord, ModelCallResult } from '../../common/call.js';
+import { heartbeatTimeoutMs } from '../../common/heartbeat.js';
 import { outcomeOf } from './attempt-outcome.js';
 import { attemptRequest } from './attempt-request.js';
 import { openedRecord, writeFailed } from './attempt-record.js';
@@ -137,7 +138,8 @@ export class CallRun {
     const request = attemptRequest(this.call, record, { messages, after: this.after, held });
     try {
       const scheduledAt = Date.parse(record.startedAt);
-      return modelRequest(this.call.plan, request, scheduledAt, taskQueue);
+      const heartbeatTimeout = heartbeatTimeoutMs(this.call.worker?.heartbeatMs);
+      return modelRequest(this.call.plan, request, scheduledAt, taskQueue, heartbeatTimeout);
     } catch (error) {
       return Promise.reject(error as Error);
     }

@@ -34,7 +34,8 @@ export interface CallSetup {
   budget?: BudgetWatch | undefined;
   /**
    * What the worker said of its limits and fleet health (its `modelRetryConfig` answer): a rate-limited backend's
-   * attempts run on its queue, checked first where fleet health watches it (see `routeOf`).
+   * attempts run on its queue, checked first where fleet health watches it (see `routeOf`); its heartbeat
+   * cadence sets the attempts' heartbeat timeout.
    */
-  worker: Pick<WorkerConfig, 'limits' | 'healthWatchedLimits'> | undefined;
+  worker: Pick<WorkerConfig, 'limits' | 'healthWatchedLimits' | 'heartbeatMs'> | undefined;
 }

@@ -13,7 +13,8 @@ import type { WireMessage } from '../../common/request.js';
 import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
 import { ToolFailureType } from '../../common/tools.js';
 import { iso } from '../call/call-summary.js';
-import { HEARTBEAT_TIMEOUT_MS } from '../call/model-call.js';
+import { heartbeatTimeoutMs } from '../../common/heartbeat.js';
+import { workerConfigAnswered } from '../call/worker-config.js';
 import type { ToolStepRecord } from '../../common/turn.js';
 
 /** How the tool calls of one step ended, for the turn: go on, or stop (`fatal`, `deadline`). */
@@ -192,7 +193,8 @@ function runOne(
     summary: `tool ${call.name}`,
     startToCloseTimeout: tool.timeoutMs,
     ...(left !== undefined ? { scheduleToCloseTimeout: left } : {}),
-    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    // 3c of the worker's cadence, which its first model call asked for (a tool runs after one).
+    heartbeatTimeout: heartbeatTimeoutMs(workerConfigAnswered()?.config?.heartbeatMs),
     retry: {
       maximumAttempts: tool.retry.maximumAttempts,
       initialInterval: tool.retry.initialIntervalMs,

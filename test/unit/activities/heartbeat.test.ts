@@ -3,6 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HEARTBEAT_INTERVAL_MS, startHeartbeat } from '../../../activities/heartbeat.js';
+import { heartbeatTimeoutMs } from '../../../common/heartbeat.js';
 
 /** Runs an activity that heartbeats for `forMs` of fake time; returns the fake times of its heartbeats. */
 async function beatsOver(forMs: number, intervalMs: number | undefined, heartbeatTimeoutMs?: number) {
@@ -31,6 +32,12 @@ afterEach(() => {
 });
 
 describe('startHeartbeat', () => {
+  it("beats every 5 s by default (the contract's cadence: each recorded beat is a billed action)", async () => {
+    expect(HEARTBEAT_INTERVAL_MS).toBe(5000);
+    const at = await beatsOver(12_000, undefined, heartbeatTimeoutMs(undefined));
+    expect(at).toEqual([5000, 10_000]);
+  });
+
   it('beats only after the first interval, then every interval, and stops when told', async () => {
     const at = await beatsOver(3 * HEARTBEAT_INTERVAL_MS + 10, undefined);
     expect(at).toEqual([1, 2, 3].map((k) => k * HEARTBEAT_INTERVAL_MS));
@@ -39,5 +46,13 @@ describe('startHeartbeat', () => {
   it('beats at least every half heartbeat timeout, whatever interval it is given', async () => {
     const at = await beatsOver(1000, 60_000, 400);
     expect(at).toEqual([200, 400, 600, 800, 1000]);
+  });
+});
+
+describe('heartbeatTimeoutMs', () => {
+  it("is three beats of the worker's cadence, the default's when the worker did not say", () => {
+    expect(heartbeatTimeoutMs(1000)).toBe(3000);
+    expect(heartbeatTimeoutMs(undefined)).toBe(15_000);
+    expect(heartbeatTimeoutMs(0)).toBe(15_000);
   });
 });

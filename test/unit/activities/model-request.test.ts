@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttemptHeartbeat } from '../../../activities/index.js';
+import { createActivities } from '../../../activities/index.js';
 import { always, ok, startLoopbackProvider, toolCall } from '../../../loopback/index.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
 import {
@@ -213,13 +214,13 @@ describe('modelRequest, a successful attempt', () => {
     });
   });
 
-  it('heartbeats { startedAt } every HEARTBEAT_INTERVAL_MS while it waits', async () => {
+  it("heartbeats { startedAt } at the worker's cadence while it waits", async () => {
     lp.script('slow', [ok('late', { delayMs: 1300 })]);
     const env = quietEnvironment();
     const beats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => beats.push(details));
-    const { done } = runAttempt(loopbackRegistry(lp), input('local:slow'), env);
-    const result = (await done) as { startedAt: string };
+    const { modelRequest } = createActivities({ providers: loopbackRegistry(lp), heartbeatIntervalMs: 250 });
+    const result = (await env.run(modelRequest, input('local:slow'))) as { startedAt: string };
     expect(beats.length).toBeGreaterThanOrEqual(2); // 1.3 s at one per 250 ms
     for (const beat of beats)
       expect(beat).toEqual({ startedAt: result.startedAt } satisfies AttemptHeartbeat);

@@ -51,4 +51,15 @@ describe('the model-retry command line', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('`--shutdown-grace-ms` must be a number of milliseconds');
   });
+
+  it('refuses a bad heartbeat cadence, from the flag or MODEL_RETRY_HEARTBEAT_MS, before connecting', async () => {
+    for (const [args, env] of [
+      [['worker', '--heartbeat-ms', '0'], {}],
+      [['worker'], { MODEL_RETRY_HEARTBEAT_MS: '1.5' }],
+    ] as const) {
+      const { code, stderr } = await runCli([...args], { TEMPORAL_ADDRESS: '127.0.0.1:1', ...env });
+      expect(code).toBe(2);
+      expect(stderr).toContain('`--heartbeat-ms` must be a whole number of milliseconds');
+    }
+  });
 });

@@ -21,12 +21,36 @@ describe('ModelRetryPlugin', () => {
       expect.arrayContaining(['modelRequest', 'lookupWeather', 'runTool']),
     );
     expect(activities.runTool).toBe(mine);
-    expect(options.maxHeartbeatThrottleInterval).toBe(250);
-    expect(options.defaultHeartbeatThrottleInterval).toBe(250);
+    expect(options.maxHeartbeatThrottleInterval).toBe(5000);
+    expect(options.defaultHeartbeatThrottleInterval).toBe(5000);
     const own = new ModelRetryPlugin({ activities: { providers } }).configureWorker(
       worker({ maxHeartbeatThrottleInterval: 1000 }),
     );
     expect(own.maxHeartbeatThrottleInterval).toBe(1000);
+  });
+
+  it("tells the workflows the cadence its Workers heartbeat at: its option, or the Worker's own", async () => {
+    const cadenceOf = async (options: WorkerOptions) =>
+      (
+        await (
+          options.activities as { modelRetryConfig: () => Promise<{ heartbeatMs?: number }> }
+        ).modelRetryConfig()
+      ).heartbeatMs;
+    const byDefault = new ModelRetryPlugin({ activities: { providers } }).configureWorker(worker());
+    expect(await cadenceOf(byDefault)).toBe(5000);
+    const set = new ModelRetryPlugin({
+      activities: { providers },
+      heartbeatThrottleMs: 2000,
+    }).configureWorker(worker());
+    expect(set.maxHeartbeatThrottleInterval).toBe(2000);
+    expect(await cadenceOf(set)).toBe(2000);
+    const own = new ModelRetryPlugin({
+      activities: { providers },
+      heartbeatThrottleMs: 2000,
+    }).configureWorker(worker({ maxHeartbeatThrottleInterval: '1 second' }));
+    expect(own.maxHeartbeatThrottleInterval).toBe(1000);
+    expect(await cadenceOf(own)).toBe(1000);
+    expect(() => new ModelRetryPlugin({ heartbeatThrottleMs: 0 })).toThrow('heartbeatThrottleMs');
   });
 
   it('builds no activities for a Client, whose options get only the data converter', () => {
