@@ -28,6 +28,25 @@ export function startHeartbeat(
   // Never so rarely that the heartbeat timeout could run out between two beats.
   const timeoutMs = ctx.info.heartbeatTimeoutMs;
   const every = timeoutMs ? Math.min(intervalMs, timeoutMs / 2) : intervalMs;
-  const timer = setInterval(() => ctx.heartbeat(details), every);
-  return () => clearInterval(timer);
+  // One grid of beats per activity, from the first loop's start: a second loop (the request after the fleet-health
+  // check) beats when the first one would have, so a cancel is heard within one interval of the activity's start,
+  // not one interval after each loop began.
+  const origin = origins.get(ctx) ?? Date.now();
+  origins.set(ctx, origin);
+  const beat = () => ctx.heartbeat(details);
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const first = setTimeout(
+    () => {
+      beat();
+      timer = setInterval(beat, every);
+    },
+    every - ((Date.now() - origin) % every),
+  );
+  return () => {
+    clearTimeout(first);
+    if (timer !== undefined) clearInterval(timer);
+  };
 }
+
+/** When each running activity's first heartbeat loop began (weakly held: gone with the activity's context). */
+const origins = new WeakMap<Context, number>();

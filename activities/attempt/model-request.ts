@@ -14,6 +14,7 @@ import { cancellationOutcome } from '../cancellation.js';
 import { observeError } from './classify-error.js';
 import type { ObservedError } from './classify-error.js';
 import { startHeartbeat } from '../heartbeat.js';
+import { markSending } from '../sending.js';
 import type {
   AttemptFailureDetails,
   AttemptHeartbeat,
@@ -191,6 +192,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
       }
       let result: LanguageModelV4GenerateResult;
       try {
+        markSending(ctx);
         const instructed = schema !== undefined && resolved.jsonSchemaMode === 'json-object';
         const options = {
           ...rest,

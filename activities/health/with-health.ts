@@ -24,6 +24,7 @@ import { leastRequestMs, requestTimeoutMs } from '../attempt/attempt-time.js';
 import { attemptKey } from './attempt-headers.js';
 import type { AttemptHeaders } from './attempt-headers.js';
 import { startHeartbeat } from '../heartbeat.js';
+import { hasBegunSending } from '../sending.js';
 import { cancellationOutcome } from '../cancellation.js';
 
 type ModelRequest = (input: ModelRequestInput) => Promise<ModelRequestResult>;
@@ -251,10 +252,14 @@ export function withHealth(modelRequest: ModelRequest, deps: WithHealthDeps): Mo
       // missing key, no price under a cost budget; `CoolingDown`: no maxInFlight slot in time, or too little time
       // left to send; nothing was sent) says nothing about the backend. A probe that sent nothing is given back at
       // once (else the whole fleet would wait for it to be let go a cool-down later); one lost with a worker or a
-      // cancel may have been sent, and expires by itself.
+      // cancel after the provider was asked may have been sent, and expires by itself.
       const unsent =
-        error instanceof ApplicationFailure &&
-        (error.type === 'Misconfigured' || error.type === 'CoolingDown');
+        (error instanceof ApplicationFailure &&
+          (error.type === 'Misconfigured' || error.type === 'CoolingDown')) ||
+        // Cancelled or lost before the provider was asked (in a slot wait, a file download): nothing went out.
+        ((error instanceof CancelledFailure ||
+          (error instanceof ApplicationFailure && error.type === 'WorkerLost')) &&
+          !hasBegunSending(ctx));
       if (unsent && probe !== undefined) {
         deps.monitor.report(taskQueue, watched.key, { at: Date.now(), probe, unsent: true });
       }

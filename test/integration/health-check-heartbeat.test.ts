@@ -33,7 +33,7 @@ describe('the fleet-health check before sending', () => {
   let workers: ModelRetryWorkers;
   let running: Promise<void>;
   let n = 0;
-  const model = (provider: 'hc' | 'hp' | 'ok', name: string) => {
+  const model = (provider: 'hc' | 'hp' | 'hs' | 'ok', name: string) => {
     n += 1;
     return { id: `${name}-${n}`, name: `${provider}:${name}-${n}` };
   };
@@ -92,6 +92,11 @@ describe('the fleet-health check before sending', () => {
       hc: { health: { trip: { failures: 1, windowMs: 60_000 }, coolDownMs: 1_000 } },
       // Probes answered within a 20 s cool-down: a probe let go sooner was given back, not expired.
       hp: { health: { trip: { failures: 100, windowMs: 60_000 }, coolDownMs: 20_000 } },
+      // The same, with one request at a time per worker: an attempt holding the probe can wait for the slot.
+      hs: {
+        health: { trip: { failures: 100, windowMs: 60_000 }, coolDownMs: 20_000 },
+        limits: { maxInFlight: 1 },
+      },
       ok: { health: false },
     });
     connection = await NativeConnection.connect({ address: inject('temporalAddress') });
@@ -240,6 +245,37 @@ describe('the fleet-health check before sending', () => {
     } finally {
       holdClaims = undefined;
       release();
+    }
+  });
+
+  it('a probe held by an attempt cancelled before it sent (waiting for its slot) is given back at once', async () => {
+    const [m, busy] = [model('hs', 'slot-probe'), model('hs', 'busy')];
+    fx.lp.script(m.id, [rateLimited(1), hang()]);
+    fx.lp.script(busy.id, [{ ...hang(), repeat: true }]);
+    const first = await run({ model: m.name, prompt: 'hi', retry: { maxAttempts: 1 } });
+    expect(first.records.map((r) => r.failure?.class)).toEqual(['RateLimited']);
+    await untilHealth(m.name, (s) => s.breaker.phase === 'open' && (s.breaker.until ?? 0) < Date.now());
+    // Another backend of the provider takes the worker's one slot and keeps it.
+    const holder = await start({ model: busy.name, prompt: 'hi', retry: { maxAttempts: 1 } });
+    await until('the slot taken', async () => (fx.lp.requestCount(busy.id) >= 1 ? true : undefined));
+    const handle = await start({ model: m.name, prompt: 'hi' });
+    try {
+      // The attempt is granted the probe, then waits for the slot.
+      await untilHealth(m.name, (h) => h.breaker.probe !== undefined);
+      await handle.cancel();
+      await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+      fx.histories.push({ workflowId: handle.workflowId, history: await handle.fetchHistory() });
+      // Nothing went out: the probe is given back well within the 20 s cool-down, not held until it ends.
+      const s = await untilHealth(
+        m.name,
+        (h) => h.breaker.probes >= 1 && h.breaker.probe === undefined,
+        15_000,
+      );
+      expect(s.breaker.phase).toBe('half-open');
+      expect(fx.lp.requestCount(m.id)).toBe(1);
+    } finally {
+      await holder.cancel();
+      await holder.result().catch(() => undefined);
     }
   });
 });

@@ -44,8 +44,32 @@ describe('startHeartbeat', () => {
   });
 
   it('beats at least every half heartbeat timeout, whatever interval it is given', async () => {
-    const at = await beatsOver(1000, 60_000, 400);
+    const at = await beatsOver(1010, 60_000, 400);
     expect(at).toEqual([200, 400, 600, 800, 1000]);
+  });
+});
+
+describe('startHeartbeat, a second loop in one activity', () => {
+  it("beats on the first loop's grid: a check that ended just before a beat does not push the next one a whole interval later", async () => {
+    vi.useFakeTimers();
+    const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+    const at: number[] = [];
+    const t0 = Date.now();
+    env.on('heartbeat', () => at.push(Date.now() - t0));
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const done = env.run(async () => {
+      // The fleet-health check: 4.9 s under its own loop, no beat yet.
+      const check = startHeartbeat(Context.current(), { startedAt: 'x' }, 5000);
+      await sleep(4900);
+      check();
+      // The request: its loop beats at 5 s from the activity's start, then every 5 s.
+      const request = startHeartbeat(Context.current(), { startedAt: 'x' }, 5000);
+      await sleep(10_200);
+      request();
+    });
+    await vi.advanceTimersByTimeAsync(16_000);
+    await done;
+    expect(at).toEqual([5000, 10_000, 15_000]);
   });
 });
 
