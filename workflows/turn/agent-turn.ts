@@ -108,7 +108,7 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
     }
     // Measured once, at the end; awaited only when over (every await is a promise the sandbox traces).
     const bytes = jsonBytes(result);
-    if (bytes > MAX_OUTCOME_BYTES) await refuseResultTooLarge(turn, bytes);
+    if (bytes > MAX_OUTCOME_BYTES) await refuseResultTooLarge(turn, bytes, result);
   } catch (error) {
     // Continue-as-new is no stop (no stop reason); an input refused without a stop reason is not recorded either.
     const reason = turn.stopReason ?? stopReasonOf(error);
@@ -131,11 +131,11 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
 /**
  * A result over Temporal's payload limit (it carries the final answer three times: `text`, the last message and
  * the last step) would make the server terminate the run: unless the worker keeps long strings in a payload store
- * (then they are references; the worker said so at the turn's first call, so asking adds no command), the turn
+ * and what stays inline fits (the worker said so at the turn's first call, so asking adds no command), the turn
  * fails `AgentTurnTooLarge` instead, like a conversation too large to send, with no stop reason recorded.
  */
-async function refuseResultTooLarge(turn: TurnState, bytes: number): Promise<void> {
-  if (!outcomeTooLarge(bytes, await workerConfig())) return;
+async function refuseResultTooLarge(turn: TurnState, bytes: number, result: unknown): Promise<void> {
+  if (!outcomeTooLarge(bytes, await workerConfig(), result)) return;
   turn.stopReason = undefined;
   const mb = (n: number) => (n / 1_000_000).toFixed(2);
   throw ApplicationFailure.create({

@@ -1,6 +1,8 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { TEMPORAL_LIMITS } from '../../policy/index.js';
+import { DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES } from '../../common/worker-config.js';
 import type { WorkerConfig } from '../../common/worker-config.js';
+import { inlineBytes } from '../call/inline-bytes.js';
 import type { ModelCallFailedDetails } from '../../common/call.js';
 import type { AgentTurnPartial, TurnOmitted, TurnStep } from '../../common/turn.js';
 import { workerConfigAnswered } from '../call/worker-config.js';
@@ -13,12 +15,15 @@ import { jsonBytes } from './turn-input.js';
 export const MAX_OUTCOME_BYTES = TEMPORAL_LIMITS.payloadBytes - 16 * 1024;
 
 /**
- * The one size rule of a turn's outcome: over {@link MAX_OUTCOME_BYTES}, unless the worker keeps long strings in
- * a payload store (then they are references, and what workflow code measures says nothing of what Temporal
- * stores). A result over it fails the turn `AgentTurnTooLarge`; a failure over it leaves out its bulky parts.
+ * The one size rule of a turn's outcome (`value`, of `bytes` UTF-8 JSON): over {@link MAX_OUTCOME_BYTES}; with a
+ * payload store on the worker, what stays inline once the store takes the long strings (many short ones stay).
+ * A result over it fails the turn `AgentTurnTooLarge`; a failure over it leaves out its bulky parts.
  */
-export function outcomeTooLarge(bytes: number, config: WorkerConfig | undefined): boolean {
-  return bytes > MAX_OUTCOME_BYTES && config?.payloadStore !== true;
+export function outcomeTooLarge(bytes: number, config: WorkerConfig | undefined, value: unknown): boolean {
+  if (bytes <= MAX_OUTCOME_BYTES) return false;
+  if (config?.payloadStore !== true) return true;
+  const threshold = config.payloadStoreThresholdBytes ?? DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES;
+  return inlineBytes(value, threshold) > MAX_OUTCOME_BYTES;
 }
 
 /** Where the parts a failure left out can be read. */
@@ -44,13 +49,17 @@ export function turnFailure(
   const detailsOf = (turn: AgentTurnPartial) => (call ? { ...call, turn } : turn);
   const bytes = jsonBytes(message) + jsonBytes([detailsOf(partial)]);
   // Asked at the run's first model call, which every failure with a partial turn follows; not known: no store.
-  if (!outcomeTooLarge(bytes, workerConfigAnswered()?.config))
+  const config = workerConfigAnswered()?.config;
+  if (!outcomeTooLarge(bytes, config, [message, detailsOf(partial)]))
     return ApplicationFailure.create({ type, nonRetryable: true, message, details: [detailsOf(partial)] });
   const fields: string[] = [];
   let turn: AgentTurnPartial = partial;
   let callDetails = call;
-  const fits = () =>
-    jsonBytes(message) + jsonBytes([callDetails ? { ...callDetails, turn } : turn]) <= MAX_OUTCOME_BYTES;
+  let cut = message;
+  const fits = () => {
+    const details = callDetails ? { ...callDetails, turn } : turn;
+    return !outcomeTooLarge(jsonBytes(cut) + jsonBytes([details]), config, [cut, details]);
+  };
   const leaveOut = (names: string[], next: AgentTurnPartial) => {
     fields.push(...names);
     turn = next;
@@ -69,11 +78,20 @@ export function turnFailure(
   }
   const omitted: TurnOmitted = { fields, bytes, readFrom: READ_FROM };
   turn = { ...turn, omitted };
-  let cut = message;
   if (!fits()) {
     // What is left is the call's own message (a line per attempt): its head and the last lines are enough.
     cut = `${message.slice(0, MESSAGE_HEAD)}\n… (cut: ${message.length} characters; ${READ_FROM})`;
     omitted.fields.push('message');
+  }
+  // Still over (steps of many attempts each): the steps' attempt records, then the steps themselves; what remains
+  // (stop reason, counts, totals, the call's last attempts) is small and bounded.
+  if (!fits()) {
+    omitted.fields.push('steps[].attempts');
+    turn = { ...turn, steps: turn.steps.map((step) => ({ ...step, attempts: [] })) };
+  }
+  if (!fits()) {
+    omitted.fields.push('steps');
+    turn = { ...turn, steps: [] };
   }
   return ApplicationFailure.create({
     type,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelCallFailedDetails } from '../../../common/call.js';
 import type { AgentTurnPartial, TurnStep } from '../../../common/turn.js';
 import { jsonBytes } from '../../../workflows/turn/turn-input.js';
-import { MAX_OUTCOME_BYTES, turnFailure } from '../../../workflows/turn/turn-size.js';
+import { MAX_OUTCOME_BYTES, outcomeTooLarge, turnFailure } from '../../../workflows/turn/turn-size.js';
 
 const step = (n: number, text: string): TurnStep => ({
   step: n,
@@ -93,5 +93,43 @@ describe("a turn's failure is bounded like its result", () => {
     ]);
     expect(f.message.startsWith('stopped\nzzz')).toBe(true);
     expect(f.message).toMatch(/cut: 2100008 characters/);
+  });
+
+  it('leaves out the steps attempt records, then the steps, when even the last steps would not fit', () => {
+    // 20 steps of 400 attempt records with long messages each: about 4 MB of records alone.
+    const record = (n: number, k: number) =>
+      ({
+        modelCallId: `c${n}.${k}`,
+        callId: `c${n}`,
+        attempt: k,
+        backend: 0,
+        model: 'p:m',
+        startedAt: '2026-12-03T00:00:00.000Z',
+        endedAt: '2026-12-03T00:00:01.000Z',
+        outcome: 'failed',
+        failure: { class: 'ServerError', action: 'retry-same', message: 'x'.repeat(400) },
+      }) as TurnStep['attempts'][number];
+    const steps = Array.from({ length: 20 }, (_, i) => ({
+      ...step(i + 1, 'short'),
+      attempts: Array.from({ length: 400 }, (_, k) => record(i + 1, k + 1)),
+    }));
+    const f = turnFailure('ModelCallFailed', 'stopped', partial(steps), call);
+    const turn = (f.details?.[0] as { turn: AgentTurnPartial }).turn;
+    expect(size(f)).toBeLessThanOrEqual(MAX_OUTCOME_BYTES);
+    expect(turn.omitted?.fields).toContain('steps[].attempts');
+    expect(turn.steps).toHaveLength(20);
+    expect(turn.steps.every((s) => s.attempts.length === 0)).toBe(true);
+    expect((f.details?.[0] as ModelCallFailedDetails).stopReason).toBe('non-retryable');
+  });
+
+  it('with a payload store, measures what stays inline: long strings are references, many short ones are not', () => {
+    const store = { payloadStore: true, payloadStoreThresholdBytes: 2048 } as Parameters<
+      typeof outcomeTooLarge
+    >[1];
+    const long = ['x'.repeat(3_000_000)];
+    const short = Array.from({ length: 40_000 }, () => 'y'.repeat(60));
+    expect(outcomeTooLarge(jsonBytes(long), store, long)).toBe(false);
+    expect(outcomeTooLarge(jsonBytes(short), store, short)).toBe(true);
+    expect(outcomeTooLarge(jsonBytes(long), undefined, long)).toBe(true);
   });
 });
