@@ -50,7 +50,8 @@ describe("an agent turn's stop rules: the deadline as it is now, and first in th
           model: `rated:${id}`,
           prompt: 'Take your time',
           retry: { waits: [50], attemptTimeoutMs: 60_000, minAttemptMs: 500 },
-          deadlineInMs: 5000,
+          // Room for the first request and the update before the old deadline's timeout fires, on a loaded machine.
+          deadlineInMs: 12_000,
           reserveMs: 1000,
         },
         { taskQueue },

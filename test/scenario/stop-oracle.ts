@@ -193,7 +193,9 @@ export function waitsTaken(attempts: Attempt[]): number {
   let n = 0;
   for (const [i, x] of attempts.entries()) {
     if (i + 1 >= attempts.length || x.record.failure === undefined) continue;
-    if (x.record.failure.action === 'retry-same' || starts[i + 1] === true) n += 1;
+    // A move that waited (a cooling wait that starts a new round where this one never went) counts as well.
+    const waited = (x.record.retryInMs ?? 0) > 0;
+    if (x.record.failure.action === 'retry-same' || starts[i + 1] === true || waited) n += 1;
   }
   return n;
 }
