@@ -12,7 +12,7 @@ import { useFixture } from '../harness/fixture.js';
 describe('short durable waits on the dev server', () => {
   const { fx, worker } = useFixture();
 
-  it('fires a 250 ms wait between attempts within 100 ms of its time, by the history', async () => {
+  it('fires a 250 ms wait between attempts well within the second a default server adds, by the history', async () => {
     const m = fx.model();
     fx.lp.script(m.id, [fail(503), fail(503), ok('third time')]);
     const run = await runCall(fx, worker, { model: m.name, prompt: 'hi', retry: { waits: [250, 250] } });
@@ -29,7 +29,9 @@ describe('short durable waits on the dev server', () => {
         (e) => e.timerFiredEventAttributes?.startedEventId?.toString() === s.eventId?.toString(),
       );
       const tookMs = f ? eventTimeMs(f) - eventTimeMs(s) : NaN;
-      expect(tookMs, `timer ${i + 1}: fired ${tookMs} ms after it started`).toBeLessThan(250 + 100);
+      // Temporal's default look-ahead makes it about 1250 ms; half a second of room is for a loaded machine (a
+      // timer's fire event waits for the server's queue), and still tells the two apart.
+      expect(tookMs, `timer ${i + 1}: fired ${tookMs} ms after it started`).toBeLessThan(250 + 500);
     });
   });
 });
