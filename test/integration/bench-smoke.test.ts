@@ -84,6 +84,27 @@ describe('every benchmark at --quick size', () => {
     expect(byDefault?.byType.heartbeat ?? 0).toBe(0);
   });
 
+  it('actions counts an agent turn with a tool, and the signals and memo upserts of fleet health, beside the floor', () => {
+    type Counted = { total: number; byType: Record<string, number> };
+    const { figures } = read('actions').result as unknown as {
+      figures: { rows: { name: string; ours: Counted; floor: Counted }[] };
+    };
+    const row = (name: string) => figures.rows.find((r) => r.name.startsWith(name));
+    // The tools described, two model requests, one tool: on both sides.
+    const turn = row('agent turn, one tool call');
+    expect(turn?.floor.byType.activity).toBe(4);
+    expect(turn?.ours.byType.activity).toBe(4);
+    // Fleet health: the worker's batch of outcomes (a signal-with-start) and the health workflow's memo upsert.
+    for (const name of ['fleet health on', 'limits and fleet health on']) {
+      expect(row(name)?.ours.byType['signal-with-start'], name).toBeGreaterThan(0);
+      expect(row(name)?.ours.byType.memo, name).toBeGreaterThan(0);
+    }
+    // A limit alone moves the attempt to another queue: no signal, no memo.
+    const limited = row('limits on');
+    expect(limited?.ours.byType['signal-with-start'] ?? 0).toBe(0);
+    expect(limited?.ours.byType.memo ?? 0).toBe(0);
+  });
+
   it('history-events counts every attempt of the calls it ran', () => {
     const { figures } = read('history-events').result as unknown as {
       figures: { perAttempt: Record<string, number>; totals: Record<string, number> };
