@@ -39,8 +39,11 @@ export function inlineBytes(value: unknown, thresholdBytes: number): number {
   return utf8Length(json ?? '') + claims;
 }
 
-/** UTF-8 bytes of `text`; ASCII found by the regular expression engine, the rest counted one by one. */
-function utf8Length(text: string): number {
+/**
+ * UTF-8 bytes of `text`: printable ASCII (the usual JSON) is one byte a character, found by the regular expression
+ * engine rather than a loop in the sandbox's JavaScript; from the first other character on, counted one by one.
+ */
+export function utf8Length(text: string): number {
   const first = text.search(NOT_PRINTABLE_ASCII);
   if (first < 0) return text.length;
   let bytes = first;

@@ -2,6 +2,7 @@ import { validatePlan } from '../../policy/index.js';
 import type { PlanContext, ResolvedPlan } from '../../policy/index.js';
 import { InvalidModelCallInputError, messagesOf, validateCallInput } from '../call/call-input.js';
 import type { CallInputChecks } from '../call/call-input.js';
+import { utf8Length } from '../call/inline-bytes.js';
 import type { AgentTurnInput } from '../../common/turn.js';
 
 /** A turn input that cannot be run; the message names the field and the fix. */
@@ -163,27 +164,9 @@ export function turnMessages(input: AgentTurnInput): ReturnType<typeof messagesO
   });
 }
 
-/** Any character but printable ASCII (JSON text has no raw control characters: it escapes them). */
-const NOT_PRINTABLE_ASCII = /[^ -~]/;
-
 /** The size of a value as UTF-8 JSON, in bytes (what Temporal counts against its payload limit). */
 export function jsonBytes(value: unknown): number {
-  const text = JSON.stringify(value) ?? '';
-  // ASCII (the usual JSON) is one byte a character: found by the regular expression engine, not a loop in the
-  // sandbox's JavaScript. From the first other character on, counted one by one.
-  const first = text.search(NOT_PRINTABLE_ASCII);
-  if (first < 0) return text.length;
-  let bytes = first;
-  for (let i = first; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      bytes += 4;
-      i += 1;
-    } else bytes += 3;
-  }
-  return bytes;
+  return utf8Length(JSON.stringify(value) ?? '');
 }
 
 /** Why a payload of `bytes` is refused, or `undefined` when it fits. */
