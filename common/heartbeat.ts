@@ -20,13 +20,19 @@ export function heartbeatTimeoutMs(heartbeatMs: number | undefined): number {
 }
 
 /**
+ * The shortest cadence a worker takes: below it the heartbeat timeout (3c) is shorter than a busy worker's pauses,
+ * and healthy attempts would read `WorkerLost`.
+ */
+export const MIN_HEARTBEAT_MS = 100;
+
+/**
  * `value` as a heartbeat cadence, or the reason it is not one (`name` says where it came from): a whole number
- * of milliseconds, at least 1.
+ * of milliseconds, at least {@link MIN_HEARTBEAT_MS}.
  */
 export function checkHeartbeatMs(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_HEARTBEAT_MS) {
     throw new RangeError(
-      `\`${name}\` must be a whole number of milliseconds, at least 1 (got ${JSON.stringify(value)})`,
+      `\`${name}\` must be a whole number of milliseconds, at least ${MIN_HEARTBEAT_MS} (got ${JSON.stringify(value)})`,
     );
   }
   return value;

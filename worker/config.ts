@@ -1,7 +1,7 @@
 /** Defaults shared by the worker process, the command line and the tests. */
 
 import { ConfigError } from '../common/config-error.js';
-import { DEFAULT_HEARTBEAT_MS } from '../common/heartbeat.js';
+import { DEFAULT_HEARTBEAT_MS, MIN_HEARTBEAT_MS } from '../common/heartbeat.js';
 
 export { ConfigError };
 
@@ -41,8 +41,10 @@ export function resolveHeartbeatMs(flag?: string, env: NodeJS.ProcessEnv = proce
   const raw = flag ?? env.MODEL_RETRY_HEARTBEAT_MS;
   if (raw === undefined) return DEFAULT_HEARTBEAT_MS;
   const ms = raw.trim() === '' ? Number.NaN : Number(raw);
-  if (!Number.isInteger(ms) || ms < 1) {
-    throw new ConfigError(`\`--heartbeat-ms\` must be a whole number of milliseconds >= 1 (got "${raw}")`);
+  if (!Number.isInteger(ms) || ms < MIN_HEARTBEAT_MS) {
+    throw new ConfigError(
+      `\`--heartbeat-ms\` must be a whole number of milliseconds >= ${MIN_HEARTBEAT_MS} (got "${raw}")`,
+    );
   }
   return ms;
 }

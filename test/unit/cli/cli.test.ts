@@ -55,6 +55,7 @@ describe('the model-retry command line', () => {
   it('refuses a bad heartbeat cadence, from the flag or MODEL_RETRY_HEARTBEAT_MS, before connecting', async () => {
     for (const [args, env] of [
       [['worker', '--heartbeat-ms', '0'], {}],
+      [['worker', '--heartbeat-ms', '50'], {}],
       [['worker'], { MODEL_RETRY_HEARTBEAT_MS: '1.5' }],
     ] as const) {
       const { code, stderr } = await runCli([...args], { TEMPORAL_ADDRESS: '127.0.0.1:1', ...env });

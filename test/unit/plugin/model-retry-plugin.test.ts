@@ -51,6 +51,7 @@ describe('ModelRetryPlugin', () => {
     expect(own.maxHeartbeatThrottleInterval).toBe(1000);
     expect(await cadenceOf(own)).toBe(1000);
     expect(() => new ModelRetryPlugin({ heartbeatThrottleMs: 0 })).toThrow('heartbeatThrottleMs');
+    expect(() => new ModelRetryPlugin({ heartbeatThrottleMs: 50 })).toThrow('at least 100');
   });
 
   it('builds no activities for a Client, whose options get only the data converter', () => {
