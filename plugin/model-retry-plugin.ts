@@ -88,7 +88,11 @@ export class ModelRetryPlugin extends SimplePlugin {
       }),
     });
     this.cadence = cadence;
+    this.ownMs = cadence.ms;
   }
+
+  /** The plugin's own cadence (`heartbeatThrottleMs`, else the default). */
+  private readonly ownMs: number;
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
     this.worker = {
@@ -99,12 +103,12 @@ export class ModelRetryPlugin extends SimplePlugin {
     // does), so a host's cancel aborts the request in flight within c plus a round trip. A worker's own setting
     // wins, and the activities (built below, by `super`) then heartbeat at its cadence, which they also tell the
     // workflows (`modelRetryConfig`), so attempts get a heartbeat timeout of 3 times it.
-    if (options.maxHeartbeatThrottleInterval !== undefined) {
-      this.cadence.ms = checkHeartbeatMs(
-        msToNumber(options.maxHeartbeatThrottleInterval),
-        'maxHeartbeatThrottleInterval',
-      );
-    }
+    // Worked out for each Worker: one plugin may serve several, and a Worker without a setting of its own takes
+    // the plugin's, not the one a Worker before it set.
+    this.cadence.ms =
+      options.maxHeartbeatThrottleInterval === undefined
+        ? this.ownMs
+        : checkHeartbeatMs(msToNumber(options.maxHeartbeatThrottleInterval), 'maxHeartbeatThrottleInterval');
     return super.configureWorker({
       ...options,
       maxHeartbeatThrottleInterval: this.cadence.ms,

@@ -50,6 +50,15 @@ describe('ModelRetryPlugin', () => {
     }).configureWorker(worker({ maxHeartbeatThrottleInterval: '1 second' }));
     expect(own.maxHeartbeatThrottleInterval).toBe(1000);
     expect(await cadenceOf(own)).toBe(1000);
+    // One plugin, two Workers: the second, with no setting of its own, takes the plugin's, not the first's.
+    const shared = new ModelRetryPlugin({ activities: { providers }, heartbeatThrottleMs: 2000 });
+    expect(
+      shared.configureWorker(worker({ maxHeartbeatThrottleInterval: '1 second' }))
+        .maxHeartbeatThrottleInterval,
+    ).toBe(1000);
+    const second = shared.configureWorker(worker());
+    expect(second.maxHeartbeatThrottleInterval).toBe(2000);
+    expect(await cadenceOf(second)).toBe(2000);
     expect(() => new ModelRetryPlugin({ heartbeatThrottleMs: 0 })).toThrow('heartbeatThrottleMs');
     expect(() => new ModelRetryPlugin({ heartbeatThrottleMs: 50 })).toThrow('at least 100');
   });
