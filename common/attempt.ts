@@ -127,8 +127,17 @@ export interface ModelRequestInput {
   held?: HeldAttempt | true;
   /** Absent on a call's first attempt. */
   after?: AttemptCause;
-  /** Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. */
-  stream?: { batchMs: number };
+  /**
+   * Stream: publish each text delta into the workflow's stream, in batches every `batchMs`. `onCut: 'continue'`:
+   * a cut is not the end of the call (see `continuation`), so a tool call's input is published only once the tool
+   * call is complete (a cut inside it delivered nothing of it).
+   */
+  stream?: { batchMs: number; onCut?: 'continue' };
+  /**
+   * The text earlier attempts of this call delivered to the stream before they were cut: this attempt continues
+   * it (a prefill where the model takes one, else an instruction) and publishes only what follows it.
+   */
+  continuation?: AttemptContinuation;
   /** Structured output: ask the provider for JSON matching `schema`, and validate the answer against it. */
   output?: { schema: Record<string, unknown> };
   /**
@@ -136,6 +145,24 @@ export interface ModelRequestInput {
    * (naming `pricing`) before any request is sent.
    */
   costBudget?: true;
+}
+
+/** What an attempt continues (`ModelRequestInput.continuation`). */
+export interface AttemptContinuation {
+  /** Every character the call's earlier attempts delivered to the stream, in order. */
+  text: string;
+  /** The attempt cut last (`<callId>.<attempt>`), whose delivered text this one continues. */
+  continues: string;
+}
+
+/** How an attempt asked to continue, and what it left out of what the model sent (`ModelRequestResult.continuation`). */
+export interface ContinuationFacts {
+  /** `prefill`: the delivered text as the start of the assistant's answer; `instruction`: an instruction to continue. */
+  form: 'prefill' | 'instruction';
+  /** The prefill was refused with a 400 and the attempt asked again at once with an instruction. */
+  prefillRefused?: true;
+  /** Characters of the continuation's head left out because they repeated the delivered text's end. */
+  trimmed?: number;
 }
 
 /** A successful attempt (`modelRequest`'s result). */
@@ -174,6 +201,8 @@ export interface ModelRequestResult {
    * their names; absent: it does not know).
    */
   searchAttributesReady?: SearchAttributesReady;
+  /** An attempt that continued a cut stream: how it asked. Its `text` and `content` are only what it added. */
+  continuation?: ContinuationFacts;
 }
 
 /** The metadata of a provider's response (`ModelRequestResult.response`). */
@@ -210,6 +239,8 @@ export interface AttemptFailureDetails {
   finishReason?: string;
   /** A `SchemaMismatch`: the answer and what the validator said of it, for the repair's correction. */
   mismatch?: SchemaMismatchFacts;
+  /** An attempt that continued a cut stream: how it asked (it may have been cut again). */
+  continuation?: ContinuationFacts;
 }
 
 /**

@@ -66,6 +66,12 @@ export interface StreamOptions {
    * events). Lower is snappier, higher costs fewer events. @default 500
    */
   batchMs?: number;
+  /**
+   * What a cut stream does to the call. `'stop'`: it stops `stream-interrupted` with the partial text. `'continue'`:
+   * the cut is classified by what cut it and the plan decides; the next attempt (same backend or the next) continues
+   * the delivered text, each character delivered once. @default 'stop'
+   */
+  onCut?: 'stop' | 'continue';
 }
 
 /** The default batch interval, ms. */
