@@ -104,4 +104,5 @@ export function succeed(record: AttemptRecord, result: ModelRequestResult): void
   if (result.responseId !== undefined) record.responseId = result.responseId;
   if (result.provider !== undefined) record.provider = result.provider;
   if (result.cost !== undefined) record.cost = result.cost;
+  if (result.continuation !== undefined) record.continuation = result.continuation;
 }
