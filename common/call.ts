@@ -56,7 +56,9 @@ export interface ModelCallInput {
   retry?: RetryPlan | false;
   /**
    * Stream the answer: attempts use the provider's streaming request and publish text deltas into the
-   * workflow's stream (`model-retry.delta`) as they come. `true` uses the default batch interval.
+   * workflow's stream (`model-retry.delta`) as they come. `true` uses the default batch interval. A stream cut
+   * after some of its text was delivered stops the call `stream-interrupted`, unless `onCut: 'continue'`: then the
+   * plan decides and the next attempt continues the text, each character delivered once.
    */
   stream?: boolean | StreamOptions;
   /**
