@@ -1,4 +1,5 @@
-import type { AttemptContinuation, Usage } from '../../common/attempt.js';
+import type { FailedAttemptFacts } from '../../policy/index.js';
+import type { AttemptContinuation, ContinuationFacts, Usage } from '../../common/attempt.js';
 import type { AttemptRecord, ModelCallResult } from '../../common/call.js';
 import type { WireContent } from '../../common/request.js';
 
@@ -12,6 +13,8 @@ export class DeliveredText {
   private lastCut: string | undefined;
   /** The attempts whose text is part of the answer so far. */
   private readonly parts = new Set<string>();
+  /** The backends (`provider:model`) that refused a prefill: they are asked with an instruction. */
+  private readonly refusedPrefill = new Set<string>();
 
   /** Every character delivered by the cut attempts so far ('' when none). */
   get text(): string {
@@ -26,10 +29,27 @@ export class DeliveredText {
     this.parts.add(record.modelCallId);
   }
 
-  /** What the next attempt continues, when anything was delivered. */
-  continuation(): AttemptContinuation | undefined {
+  /** What the next attempt, on `model`, continues, when anything was delivered. */
+  continuation(model: string): AttemptContinuation | undefined {
     if (this.delivered === '' || this.lastCut === undefined) return undefined;
-    return { text: this.delivered, continues: this.lastCut };
+    const form = this.refusedPrefill.has(model) ? { form: 'instruction' as const } : {};
+    return { text: this.delivered, continues: this.lastCut, ...form };
+  }
+
+  /**
+   * A continuation that asked with a prefill and met a 400 (`BadRequest`): the model does not take prefills. The
+   * first time for a backend, the attempt's facts ask to retry it at once (as `x-should-retry: true` would), and
+   * the next attempt there asks with an instruction; a 400 to the instruction too is the plan's to decide.
+   */
+  refusePrefill(
+    model: string,
+    continuation: ContinuationFacts | undefined,
+    facts: FailedAttemptFacts,
+  ): FailedAttemptFacts {
+    if (continuation?.form !== 'prefill' || facts.class !== 'BadRequest') return facts;
+    if (this.refusedPrefill.has(model)) return facts;
+    this.refusedPrefill.add(model);
+    return { ...facts, shouldRetry: 'retry-same' };
   }
 
   /**

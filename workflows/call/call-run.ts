@@ -142,7 +142,7 @@ export class CallRun {
   attempt(record: AttemptRecord): Promise<ModelRequestResult> {
     const { taskQueue, held } = this.route;
     const messages = this.corrections.messages(this.call.request.prompt);
-    const continuation = this.cut.continuation();
+    const continuation = this.cut.continuation(record.model);
     if (continuation) record.continues = continuation.continues;
     const request = attemptRequest(this.call, record, { messages, after: this.after, held, continuation });
     try {
@@ -188,7 +188,8 @@ export class CallRun {
       return { kind: 'cancelled' };
     }
     noteSearchAttributesReady(outcome.searchAttributesReady);
-    const failure = writeFailed(record, outcome, delivered, continueOnCut);
+    const facts = this.cut.refusePrefill(record.model, outcome.continuation, outcome.facts);
+    const failure = writeFailed(record, { ...outcome, facts }, delivered, continueOnCut);
     // A repair would send the correction too: the history limit counts it before the decision.
     const correction = this.corrections.note(outcome.mismatch);
     if (correction.length > 0) this.call.history.growInput(jsonBytes(correction));
