@@ -154,11 +154,12 @@ export function createModelRequest(deps: ModelRequestDeps) {
       }
       const resolved = resolveModel(deps.providers, input.model);
       if ('observation' in resolved) throw failed(resolved);
-      if (input.costBudget === true && resolved.pricing === undefined) throw failed(noPricing(input.model));
-      secrets = resolved.secrets;
+      // How it asks to continue is known from the model and the request: every failure from here says it.
       const form: ContinuationForm | undefined =
         delivered === '' ? undefined : continuationForm(resolved.prefill === true, input.request, delivered);
       if (form !== undefined) asked = { form };
+      if (input.costBudget === true && resolved.pricing === undefined) throw failed(noPricing(input.model));
+      secrets = resolved.secrets;
       const schema = input.output?.schema;
       const badSchema = schema === undefined ? undefined : unusableSchema(schema);
       if (badSchema !== undefined) throw failed(badSchema);
