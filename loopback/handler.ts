@@ -99,6 +99,7 @@ async function answer(
   const { stream, headers } = record;
   const deltaSent = (): void => void (record.deltasSentAt ??= []).push(Date.now());
   const step = served.step.kind === 'ok' ? answerContinuation(served.step, continuation) : served.step;
+  if (step !== served.step && step.kind === 'ok') record.answer = step.text ?? '';
   return perform(step, { req, res, format, ctx, stream, headers, rawBody, signal, deltaSent });
 }
 

@@ -44,6 +44,8 @@ export interface RecordedRequest {
    * it: `prefill` (that message ends the request) or `instruction` (a message follows it). Absent otherwise.
    */
   continuation?: RequestContinuation;
+  /** The text a step with `continues` answered this request (what the adversarial mode made of it). */
+  answer?: string;
   /** The step that answered (absent for unexpected requests). */
   step?: Step;
   /** The script the step came from (model name or `*`) and its position there. */

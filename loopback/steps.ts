@@ -69,6 +69,11 @@ export interface OkStep extends StepBase {
   /** Streaming only: send this many deltas (after the provider's preamble events), then drop the connection. */
   cutAfterChunks?: number;
   /**
+   * With `cutAfterChunks`: the stream stalls this long (ms) after its last delta before the connection drops, as a
+   * stream that hangs and then breaks does (a client then has handled what it got). @default 0
+   */
+  cutPauseMs?: number;
+  /**
    * Streaming only: send this many deltas, then end the response cleanly with no finish event (no finish chunk
    * and no `[DONE]`; no `message_delta` and no `message_stop`), as a proxy that closes a stream early does.
    */

@@ -105,6 +105,7 @@ const fields: Record<StepKind, Record<string, Check>> = {
     usage,
     chunkDelayMs: nonNegative,
     cutAfterChunks: count,
+    cutPauseMs: nonNegative,
     endAfterChunks: count,
     blockReason: string,
     continues,

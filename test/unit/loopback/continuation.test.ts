@@ -159,6 +159,12 @@ describe.each(FAMILIES)('a step that continues a partial answer: $name', (family
       { delivered: 'The quick brown ', form: 'instruction' },
     ]);
     expect(lp.requests('m').map((r) => r.outcome)).toEqual(['cut', 'completed', 'completed', 'completed']);
+    expect(lp.requests('m').map((r) => r.answer)).toEqual([
+      MEANT,
+      MEANT.slice('The quick brown'.length),
+      MEANT.slice(first.length),
+      MEANT.slice(first.length),
+    ]);
   });
 
   const delivered = 'The quick brown fox jumps over the lazy dog ';
