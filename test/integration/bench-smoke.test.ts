@@ -325,4 +325,43 @@ describe('every benchmark at --quick size', () => {
     for (const side of [aiSdk, callModel, floor]) expect(side.events).toBeGreaterThan(0);
     expect(Object.keys(figures.cost.ratios)).toContain('moduleCpu.aiSdkVsCallModel');
   });
+
+  it('stream-cut: nothing delivered twice; stop stops every cut call, continue completes the exact ones by instruction', () => {
+    type Cell = {
+      mode: string;
+      onCut: 'stop' | 'continue';
+      calls: number;
+      succeeded: number;
+      complete: number;
+      deliveredTwice: number;
+      readMismatch: number;
+      instructions: number;
+      latencyRatio: number;
+      tokensRatio: number;
+    };
+    const { figures } = read('stream-cut').result as unknown as {
+      figures: { cells: Cell[]; baseline: { complete: number } };
+    };
+    expect(figures.baseline.complete).toBe(1);
+    expect(figures.cells).toHaveLength(12);
+    for (const c of figures.cells) {
+      const name = `${c.mode} ${c.onCut}`;
+      expect(c.calls, name).toBeGreaterThan(0);
+      expect(c.deliveredTwice, name).toBe(0);
+      expect(c.readMismatch, name).toBe(0);
+      if (c.onCut === 'stop') {
+        // Every call was cut after some of its text was delivered: `stop` ends it there, as before.
+        expect([c.succeeded, c.complete, c.instructions], name).toEqual([0, 0, 0]);
+      } else {
+        expect(c.succeeded, name).toBe(c.calls);
+        // The loopback's provider is OpenAI-compatible: a continuation asks by instruction.
+        expect(c.instructions, name).toBe(c.calls);
+        expect(c.tokensRatio, name).toBeGreaterThan(0);
+      }
+    }
+    const complete = (mode: string) =>
+      figures.cells.find((c) => c.mode === mode && c.onCut === 'continue')?.complete;
+    expect(complete('exact')).toBe(1);
+    expect(complete('nothing')).toBe(0);
+  });
 });
