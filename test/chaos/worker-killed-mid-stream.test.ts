@@ -51,6 +51,8 @@ describe('a worker killed -9 in the middle of a streamed answer', () => {
     fx.lp.reset();
   });
   it('with onCut continue, the text goes on from the last delivered character on the survivor and the next backend', async () => {
+    // The case above killed one of the two workers: one more, so a survivor is left after this kill.
+    workers.push(await fx.startWorker());
     const text = Array.from({ length: 400 }, (_, i) => `w${i} `).join('');
     fx.lp.script('mid-stream-a', [continuing(text, 'exact', { chunkDelayMs: 50 })]);
     fx.lp.script('mid-stream-b', [continuing(text)]);
