@@ -210,7 +210,11 @@ function flagOfField(field: string, request: RequestFlags, prompt: string | unde
     budgetFlagOf(field) ??
     requestFlagOf(field) ??
     partFlagOf(field, { flag: request.promptFlag, text: prompt ?? '' }, request.parts) ??
-    (field.startsWith('stream') ? '--stream-batch-ms' : `--${field.replace(/\[\d+\]$/, '')}`)
+    (field === 'stream.onCut'
+      ? '--on-cut'
+      : field.startsWith('stream')
+        ? '--stream-batch-ms'
+        : `--${field.replace(/\[\d+\]$/, '')}`)
   );
 }
 

@@ -44,7 +44,12 @@ const TURN_OPTIONS = {
 } as const;
 
 /** The turn input's fields as the flags that set them, for refusals. */
-const FLAG_OF: Record<string, string> = { tools: '--tool', maxSteps: '--max-steps', messages: '--prompt' };
+const FLAG_OF: Record<string, string> = {
+  tools: '--tool',
+  maxSteps: '--max-steps',
+  messages: '--prompt',
+  'stream.onCut': '--on-cut',
+};
 
 /**
  * `model-retry turn`: one agent turn (model and tool steps) under a deadline, with the conventions of `call`:
@@ -60,6 +65,9 @@ export async function runTurnCommand(args: string[]): Promise<number> {
   }
   const { json, taskQueue, givenId } = runFlags(values, positionals);
   const attachOnly = values.model === undefined && values.prompt === undefined && givenId !== undefined;
+  if (attachOnly && values['on-cut'] !== undefined) {
+    throw new UsageError('`--on-cut` is for a new turn: give `--model` and `--prompt` with it.');
+  }
   const input = attachOnly ? undefined : inputFromFlags(values);
   const workflowId = givenId ?? `agent-turn-${randomUUID()}`;
   return followRun<TurnOutcome>({

@@ -9,7 +9,6 @@ import type {
 } from '../common/attempt.js';
 import type { AttemptRecord, LastDecision, ModelCallFailedDetails, ModelCallResult } from '../common/call.js';
 import { MODEL_CALL_FAILED } from '../common/call.js';
-import { charCount } from '../common/stream.js';
 import { iso, parseCheckSummary, parseWaitSummary, succeed } from '../workflows/call/call-summary.js';
 import { isAction } from '../policy/index.js';
 import { firstPayload, HistoryIndex, idOf } from './history-events.js';
@@ -140,7 +139,7 @@ function noteDelivered(
 ): void {
   const delivered = deliveries.before(record.modelCallId, seenAt ?? Number.MAX_SAFE_INTEGER);
   record.streamedDeltas = delivered.deltas;
-  if (continueOnCut) record.deliveredChars = charCount(delivered.text);
+  if (continueOnCut) record.deliveredChars = delivered.text.length;
   const failure = record.failure;
   if (record.outcome !== 'failed' || !failure) return;
   // The same rule, by the same function, as the workflow's: rebuild from the failure's facts with the deltas.

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithStartDetails } from '@temporalio/client';
 import { validatePlan } from '../policy/index.js';
-import { InvalidModelCallInputError, plainInput, validateCallInput } from '../workflows/call/call-input.js';
+import {
+  checkOnCutPlan,
+  InvalidModelCallInputError,
+  plainInput,
+  streamOf,
+  validateCallInput,
+} from '../workflows/call/call-input.js';
 import { schemaProblem } from '../common/json-schema.js';
 import { checkCallSize } from './call-size.js';
 import type { ModelCallInput } from '../common/call.js';
@@ -59,7 +65,8 @@ export function checkModelCall(
 ): asserts input is ModelCallInput {
   validateCallInput(input, { allowHeaders: allowHeaders.map((h) => h.toLowerCase()) });
   checkOutputSchema(input);
-  validatePlan(input.retry, { nowMs, chainStartMs: nowMs, atSubmission: true });
+  const plan = validatePlan(input.retry, { nowMs, chainStartMs: nowMs, atSubmission: true });
+  checkOnCutPlan(streamOf(input), plan.maxAttempts);
 }
 
 /**

@@ -116,7 +116,8 @@ export interface AttemptRecord {
   streamedDeltas?: number;
   /**
    * A call that continues cut streams (`stream.onCut: 'continue'`): how many characters of text this attempt
-   * delivered to the stream (code points).
+   * delivered to the stream, in UTF-16 code units as JavaScript's `length` counts them (so `text.slice(0, n)` cuts
+   * there), as the continuation's overlap rule counts.
    */
   deliveredChars?: number;
   /** An attempt that continued a cut stream: the attempt (`<callId>.<attempt>`) whose delivered text it continued. */

@@ -80,16 +80,6 @@ export interface StreamConfig {
   onCut?: 'continue';
 }
 
-/**
- * How many characters a text has, counted as Unicode code points (an emoji is one), as attempt records count
- * delivered text.
- */
-export function charCount(text: string): number {
-  let n = 0;
-  for (const _ of text) n += 1;
-  return n;
-}
-
 /** The default batch interval, ms. */
 export const DEFAULT_STREAM_BATCH_MS = 500;
 /** Bounds of `stream.batchMs`. */

@@ -14,8 +14,9 @@
  *   {@link OVERLAP_WINDOW} delivered characters that is a prefix of the head is left out if it is at least
  *   {@link MIN_OVERLAP} characters long. Nothing else is left out: a preamble or a restart is published as sent
  *   (each character is delivered once; whether the model wrote it twice is the model's).
- * - **Tool input** (with `onCut: 'continue'`, continuing or not): a tool call's input parts are held and published
- *   together with its complete tool call, so a cut inside a tool call delivered nothing of it.
+ * - **Tool calls** (with `onCut: 'continue'`, continuing or not): from the first tool part on, the answer is held and
+ *   published with its finish, so a cut before the finish delivered nothing of its tool calls (the next attempt,
+ *   which continues only text, asks for them whole).
  *
  * Characters are counted in UTF-16 code units (JavaScript's `length`), as the stream's text is.
  *
@@ -214,7 +215,7 @@ class InstructionHead implements HeadRule {
 export interface GateOptions {
   /** The attempt continues this delivered text, asking in this form. */
   continuation?: { text: string; form: ContinuationForm };
-  /** Hold each tool call's input parts until the tool call is complete (`onCut: 'continue'`). */
+  /** Hold tool calls (their input, and what follows them) until the answer's finish (`onCut: 'continue'`). */
   holdToolInput?: boolean;
 }
 
@@ -243,8 +244,8 @@ export class StreamGate {
   private readonly head: HeadRule | undefined;
   /** The held head's text delta: its id and latest metadata. */
   private heldDelta: Omit<TextDelta, 'delta'> | undefined;
-  /** Tool input parts by tool call id, in order. */
-  private readonly toolInput = new Map<string, Part[]>();
+  /** Under `holdToolInput`: every part from the first tool part on, in order, until the finish. */
+  private held: Part[] | undefined;
 
   constructor(private readonly options: GateOptions = {}) {
     const c = options.continuation;
@@ -286,24 +287,26 @@ export class StreamGate {
     if (held !== undefined && text !== '') out.push({ ...held, delta: text });
   }
 
-  /** A part past the head: held when it is a tool's input, else published (with the tool input it completes). */
+  /**
+   * A part past the head. Under `holdToolInput`, from the first tool part on (a tool's input, a tool call)
+   * everything is held, in order, and published with the finish: a continuation carries only text, so a tool call
+   * published before a cut would be asked for again and reach subscribers twice. A stream cut before its finish
+   * delivered nothing of its tool calls.
+   */
   private pass(part: Part, out: Part[]): void {
     if (this.options.holdToolInput !== true) {
       out.push(part);
       return;
     }
-    if (TOOL_INPUT.has(part.type)) {
-      const id = (part as { id: string }).id;
-      const held = this.toolInput.get(id) ?? [];
-      held.push(part);
-      this.toolInput.set(id, held);
+    if (this.held === undefined && (TOOL_INPUT.has(part.type) || part.type === 'tool-call')) this.held = [];
+    if (this.held === undefined) {
+      out.push(part);
       return;
     }
-    if (part.type === 'tool-call') {
-      out.push(...(this.toolInput.get(part.toolCallId) ?? []));
-      this.toolInput.delete(part.toolCallId);
-    }
-    out.push(part);
+    this.held.push(part);
+    if (part.type !== 'finish') return;
+    out.push(...this.held);
+    this.held = undefined;
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { Context } from '@temporalio/activity';
-import { ObservedPhase } from '../../policy/index.js';
+import { FailureClass, ObservedPhase, classify } from '../../policy/index.js';
 import type { Observation } from '../../policy/index.js';
 import { attemptFailure, failureDetails } from './attempt-failure.js';
 import type { AttemptTimes } from './attempt-failure.js';
@@ -154,11 +154,9 @@ export function createModelRequest(deps: ModelRequestDeps) {
       }
       const resolved = resolveModel(deps.providers, input.model);
       if ('observation' in resolved) throw failed(resolved);
-      // How it asks to continue is known from the model and the request: every failure from here says it. After
-      // this backend refused a prefill, the workflow asks for an instruction.
-      const prefill = resolved.prefill === true && input.continuation?.form !== 'instruction';
+      // How it asks to continue is known from the model and the request: every failure from here says it.
       const form: ContinuationForm | undefined =
-        delivered === '' ? undefined : continuationForm(prefill, input.request, delivered);
+        delivered === '' ? undefined : continuationForm(resolved.prefill === true, input.request, delivered);
       if (form !== undefined) asked = { form };
       if (input.costBudget === true && resolved.pricing === undefined) throw failed(noPricing(input.model));
       secrets = resolved.secrets;
@@ -236,9 +234,16 @@ export function createModelRequest(deps: ModelRequestDeps) {
       };
       try {
         markSending(ctx);
-        // A prefill refused with a 400 fails this attempt as `BadRequest` with `form: 'prefill'`: the workflow
-        // asks again with an instruction, as an attempt of its own (one request per attempt record).
-        result = await ask(form);
+        try {
+          result = await ask(form);
+        } catch (error) {
+          // A model that refuses the prefill (a 400 before the stream began: nothing of it was published) is
+          // asked once more at once, within this attempt, with an instruction.
+          if (form !== 'prefill' || !refusedRequest(resolved, error) || ctx.cancellationSignal.aborted)
+            throw error;
+          asked = { form: 'instruction', prefillRefused: true };
+          result = await ask('instruction');
+        }
       } catch (error) {
         await publisher?.abandon();
         if (ctx.cancellationSignal.aborted) throw cancelled();
@@ -290,6 +295,13 @@ function answerFacts(resolved: ResolvedModel, result: LanguageModelV4GenerateRes
 
 function definedOnly(o: AnswerFacts): AnswerFacts {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as AnswerFacts;
+}
+
+/** Whether a request was refused as a bad request (a 400 and the like) before any stream began. */
+function refusedRequest(resolved: ResolvedModel, error: unknown): boolean {
+  if (error instanceof StreamErrorPart) return false;
+  const { observation } = refine(resolved, error, observeError(error));
+  return observation.status === 400 && classify(observation) === FailureClass.BadRequest;
 }
 
 /** Lets the provider's adapter add what only its documented message patterns say. */

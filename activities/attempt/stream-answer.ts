@@ -92,6 +92,11 @@ export async function streamAnswer(
     if (part.type === 'error') {
       throw new StreamErrorPart(isEndWithoutFinish(part.error) ? ENDED_WITHOUT_FINISH : part.error);
     }
+    // The SDK's placeholder finish of a stream that broke off: the parts the gate holds for a real finish (tool
+    // calls under `onCut: 'continue'`) must not go out.
+    if (part.type === 'finish' && endedWithoutFinish(part.finishReason)) {
+      throw new StreamErrorPart(ENDED_WITHOUT_FINISH);
+    }
     for (const passed of gate.push(part)) {
       content.add(passed);
       publishPart(publisher, passed);

@@ -11,7 +11,7 @@ import { until } from '../harness/processes.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { fail, hang, ok, toolCall } from '../../loopback/index.js';
+import { continuing, fail, hang, ok, toolCall } from '../../loopback/index.js';
 import { modelCallFixture, story } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { bundleAiSdkWorkflows, finishAiSdkRun, runEnd, startAiSdkWorker } from '../harness/ai-sdk.js';
@@ -419,6 +419,25 @@ describe('the AI SDK in workflow code: durableModel', () => {
     expect(end.cause).toMatchObject({ type: 'InvalidModelCallInput' });
     expect(String((end.cause as Error).message)).toContain('headers.authorization');
     expect(fx.lp.requestCount(m.id)).toBe(0);
+  });
+
+  it("continues a cut stream of streamText with `stream: { onCut: 'continue' }`: one whole text, read as a stream", async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [
+      continuing(ANSWER, 'exact', { cutAfterChunks: 4, cutPauseMs: 400 }),
+      continuing(ANSWER),
+    ]);
+    const done = await finish<{ text: string }>(
+      await start(mr, 'durableStreamTextWorkflow', {
+        model: m.name,
+        prompt: 'hi',
+        read: 'fullStream',
+        options: { stream: { batchMs: 20, onCut: 'continue' }, retry: { waits: [10] } },
+      }),
+    );
+    // The workflow checks that what `fullStream` gave equals `result.text`.
+    expect(done.result?.text).toBe(ANSWER);
+    expect(fx.lp.requests(m.id)[1]?.continuation?.form).toBe('instruction');
   });
 
   it('streams the answer of streamText whole, and ends the run CANCELED when it is cancelled', async () => {

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityDeps, Env } from '../../activities/index.js';
 import { createProviderRegistry } from '../../activities/providers/registry.js';
-import { continuing, fail } from '../../loopback/index.js';
+import { continuing, fail, ok } from '../../loopback/index.js';
+import { runTurn } from '../harness/agent-turn.js';
 import type { ContinueMode } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { StreamedText, subscribeCallStream } from '../../client/call-stream.js';
-import { charCount } from '../../common/stream.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { finishCall, TEST_SECRETS } from '../harness/model-call.js';
 import type { CallRun } from '../harness/model-call.js';
@@ -118,13 +118,13 @@ describe('a cut stream continued on the next attempt', () => {
         {
           outcome: 'failed',
           failure: { class: 'ConnectionLost', action: 'retry-same' },
-          deliveredChars: charCount(DELIVERED),
+          deliveredChars: DELIVERED.length,
         },
         {
           outcome: 'succeeded',
           continues: 'c1.1',
           continuation: { form },
-          deliveredChars: charCount(TEXT) - charCount(DELIVERED),
+          deliveredChars: TEXT.length - DELIVERED.length,
         },
       ]);
       const [first, second] = fx.lp.requests(m.id);
@@ -218,28 +218,36 @@ describe('a cut stream continued on the next attempt', () => {
     expect(run.read).toBe(DELIVERED);
   });
 
-  it('a refused prefill is asked again at once with an instruction, each request its own attempt', async () => {
+  it('a refused prefill is asked again at once with an instruction, within its attempt, whatever the plan', async () => {
     const m = model('pre');
     fx.lp.script(m.id, [
       continuing(TEXT, 'exact', { cutAfterChunks: CUT, cutPauseMs: 400 }),
       fail(400, { message: 'This model does not support assistant message prefill.' }),
       continuing(TEXT),
     ]);
-    const run = await streamedCall({ model: m.name, prompt: 'hi', retry: { waits: [10, 10] } });
+    // One retry in the plan, and a plan that stops on BadRequest: the fallback is no decision of the plan's.
+    const run = await streamedCall({
+      model: m.name,
+      prompt: 'hi',
+      retry: { waits: [10], actions: { BadRequest: 'abort' } },
+    });
     expect(run.result?.output.text).toBe(TEXT);
+    expect(run.read).toBe(TEXT);
     expect(run.records).toMatchObject([
       { failure: { class: 'ConnectionLost' } },
       {
-        failure: { class: 'BadRequest', action: 'retry-same' },
+        outcome: 'succeeded',
         continues: 'c1.1',
-        continuation: { form: 'prefill' },
+        continuation: { form: 'instruction', prefillRefused: true },
       },
-      { outcome: 'succeeded', continues: 'c1.1', continuation: { form: 'instruction' } },
     ]);
-    expect(fx.lp.requests(m.id).map((r) => r.continuation?.form)).toEqual([
-      undefined,
-      'prefill',
-      'instruction',
+    const requests = fx.lp.requests(m.id);
+    expect(requests.map((r) => r.continuation?.form)).toEqual([undefined, 'prefill', 'instruction']);
+    // Both requests of the second attempt carry its X-Request-Id: each matches that one record.
+    expect(requests.map((r) => r.headers['x-request-id']?.split('/').at(-1))).toEqual([
+      'c1.1',
+      'c1.2',
+      'c1.2',
     ]);
   });
 
@@ -254,5 +262,31 @@ describe('a cut stream continued on the next attempt', () => {
     expect(run.details?.partialText).toBe(DELIVERED);
     expect(run.read).toBe(DELIVERED);
     expect(run.records.map((r) => r.continues)).toEqual([undefined, 'c1.1', 'c1.1']);
+  });
+
+  it('an agent turn continues a cut step: its messages and text hold the whole answer', async () => {
+    const m = model('claude');
+    fx.lp.script(m.id, [
+      continuing(TEXT, 'exact', { cutAfterChunks: CUT, cutPauseMs: 400 }),
+      continuing(TEXT, 'exact', { toolCalls: [{ name: 'calculator', arguments: { expression: '6 * 7' } }] }),
+      ok('It is 42.'),
+    ]);
+    const run = await runTurn(fx, worker, {
+      model: m.name,
+      prompt: 'Tell me about the fox, then compute 6 * 7.',
+      tools: ['calculator'],
+      stream: { batchMs: 20, onCut: 'continue' },
+      retry: { waits: [10] },
+    });
+    expect(run.result?.stopReason).toBe('succeeded');
+    expect(run.result?.text).toBe('It is 42.');
+    expect(run.result?.messages[0]).toMatchObject({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: TEXT },
+        { type: 'tool-call', toolName: 'calculator' },
+      ],
+    });
+    expect(run.records.map((r) => r.continues)).toEqual([undefined, 'c1.1', undefined]);
   });
 });

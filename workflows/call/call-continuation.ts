@@ -1,5 +1,4 @@
-import type { FailedAttemptFacts } from '../../policy/index.js';
-import type { AttemptContinuation, ContinuationFacts, Usage } from '../../common/attempt.js';
+import type { AttemptContinuation, Usage } from '../../common/attempt.js';
 import type { AttemptRecord, ModelCallResult } from '../../common/call.js';
 import type { WireContent } from '../../common/request.js';
 
@@ -13,8 +12,6 @@ export class DeliveredText {
   private lastCut: string | undefined;
   /** The attempts whose text is part of the answer so far. */
   private readonly parts = new Set<string>();
-  /** The backends (`provider:model`) that refused a prefill: they are asked with an instruction. */
-  private readonly refusedPrefill = new Set<string>();
 
   /** Every character delivered by the cut attempts so far ('' when none). */
   get text(): string {
@@ -29,27 +26,10 @@ export class DeliveredText {
     this.parts.add(record.modelCallId);
   }
 
-  /** What the next attempt, on `model`, continues, when anything was delivered. */
-  continuation(model: string): AttemptContinuation | undefined {
+  /** What the next attempt continues, when anything was delivered. */
+  continuation(): AttemptContinuation | undefined {
     if (this.delivered === '' || this.lastCut === undefined) return undefined;
-    const form = this.refusedPrefill.has(model) ? { form: 'instruction' as const } : {};
-    return { text: this.delivered, continues: this.lastCut, ...form };
-  }
-
-  /**
-   * A continuation that asked with a prefill and met a 400 (`BadRequest`): the model does not take prefills. The
-   * first time for a backend, the attempt's facts ask to retry it at once (as `x-should-retry: true` would), and
-   * the next attempt there asks with an instruction; a 400 to the instruction too is the plan's to decide.
-   */
-  refusePrefill(
-    model: string,
-    continuation: ContinuationFacts | undefined,
-    facts: FailedAttemptFacts,
-  ): FailedAttemptFacts {
-    if (continuation?.form !== 'prefill' || facts.class !== 'BadRequest') return facts;
-    if (this.refusedPrefill.has(model)) return facts;
-    this.refusedPrefill.add(model);
-    return { ...facts, shouldRetry: 'retry-same' };
+    return { text: this.delivered, continues: this.lastCut };
   }
 
   /**
@@ -96,13 +76,22 @@ const USAGE_FIELDS = [
   'reasoningTokens',
 ] as const;
 
-/** The attempts' usage summed field by field; a field none reported stays absent. */
+/**
+ * The attempts' usage summed field by field; a field none reported stays absent. An attempt's total is its input
+ * plus output when it reported both and no total, so the sum's total is never below its parts.
+ */
 export function sumUsage(records: readonly AttemptRecord[]): Usage | undefined {
   const sum: Usage = {};
   let any = false;
   for (const record of records) {
+    const usage = record.usage;
+    const total =
+      usage?.totalTokens ??
+      (usage?.inputTokens !== undefined && usage.outputTokens !== undefined
+        ? usage.inputTokens + usage.outputTokens
+        : undefined);
     for (const field of USAGE_FIELDS) {
-      const value = record.usage?.[field];
+      const value = field === 'totalTokens' ? total : usage?.[field];
       if (value === undefined) continue;
       sum[field] = (sum[field] ?? 0) + value;
       any = true;

@@ -295,7 +295,7 @@ export function streamOf(input: Pick<ModelCallInput, 'stream'>): StreamConfig | 
       );
     }
   }
-  const onCut = stream.onCut ?? 'stop';
+  const onCut = 'onCut' in stream ? stream.onCut : 'stop';
   if (onCut !== 'stop' && onCut !== 'continue') {
     throw new InvalidModelCallInputError(
       'stream.onCut',
@@ -310,4 +310,17 @@ export function streamOf(input: Pick<ModelCallInput, 'stream'>): StreamConfig | 
     );
   }
   return onCut === 'continue' ? { batchMs, onCut } : { batchMs };
+}
+
+/**
+ * `onCut: 'continue'` needs a plan of more than one attempt: the next attempt continues the cut text, and with one
+ * attempt a cut would stop the call as `'stop'` does (less clearly). Checked with the call's resolved plan.
+ */
+export function checkOnCutPlan(stream: StreamConfig | undefined, maxAttempts: number): void {
+  if (stream?.onCut !== 'continue' || maxAttempts > 1) return;
+  throw new InvalidModelCallInputError(
+    'stream.onCut',
+    "`'continue'` needs a retry plan of more than one attempt (`retry`, such as `{ waits: [1000] }`): the next " +
+      'attempt continues the cut text',
+  );
 }

@@ -17,7 +17,6 @@ import { checkSummary, iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
 import { Corrections } from './call-repair.js';
 import { jsonBytes } from '../turn/turn-input.js';
-import { charCount } from '../../common/stream.js';
 import { DeliveredText } from './call-continuation.js';
 
 export type { CallSetup, Ended } from './call-setup.js';
@@ -142,7 +141,7 @@ export class CallRun {
   attempt(record: AttemptRecord): Promise<ModelRequestResult> {
     const { taskQueue, held } = this.route;
     const messages = this.corrections.messages(this.call.request.prompt);
-    const continuation = this.cut.continuation(record.model);
+    const continuation = this.cut.continuation();
     if (continuation) record.continues = continuation.continues;
     const request = attemptRequest(this.call, record, { messages, after: this.after, held, continuation });
     try {
@@ -164,7 +163,7 @@ export class CallRun {
     const delivered = this.call.stream.delivered(record);
     const continueOnCut = this.call.stream.config?.onCut === 'continue';
     if (continueOnCut && delivered) {
-      record.deliveredChars = charCount(delivered.text);
+      record.deliveredChars = delivered.text.length;
       // The next attempts carry the delivered text (and an instruction): the history limit counts it.
       if (ended.kind !== 'answered' && delivered.text !== '') {
         this.cut.add(record, delivered.text);
@@ -188,8 +187,7 @@ export class CallRun {
       return { kind: 'cancelled' };
     }
     noteSearchAttributesReady(outcome.searchAttributesReady);
-    const facts = this.cut.refusePrefill(record.model, outcome.continuation, outcome.facts);
-    const failure = writeFailed(record, { ...outcome, facts }, delivered, continueOnCut);
+    const failure = writeFailed(record, outcome, delivered, continueOnCut);
     // A repair would send the correction too: the history limit counts it before the decision.
     const correction = this.corrections.note(outcome.mismatch);
     if (correction.length > 0) this.call.history.growInput(jsonBytes(correction));

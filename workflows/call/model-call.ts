@@ -14,7 +14,7 @@ import { CallStream } from './call-stream.js';
 import type { StreamConfig } from '../../common/stream.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../policy/shared-not-before.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
-import { checkCallInput, InvalidModelCallInputError } from './call-input.js';
+import { checkCallInput, checkOnCutPlan, InvalidModelCallInputError } from './call-input.js';
 import type { CheckedOutput } from './call-output.js';
 import { HistoryWatch } from './history-watch.js';
 import { watchBudget } from './budget-watch.js';
@@ -284,6 +284,7 @@ function prepare(
         chainStartMs: workflowInfo().startTime.getTime(),
         atSubmission: false,
       });
+    checkOnCutPlan(checked.stream, plan.maxAttempts);
     // The AI SDK's record shape of `tools` is our list here, so the attempt's input is plain JSON.
     return { plan, ...checked };
   } catch (error) {

@@ -1,6 +1,12 @@
 import { validatePlan } from '../../policy/index.js';
 import type { PlanContext, ResolvedPlan } from '../../policy/index.js';
-import { InvalidModelCallInputError, messagesOf, validateCallInput } from '../call/call-input.js';
+import {
+  checkOnCutPlan,
+  InvalidModelCallInputError,
+  messagesOf,
+  streamOf,
+  validateCallInput,
+} from '../call/call-input.js';
 import type { CallInputChecks } from '../call/call-input.js';
 import { utf8Length } from '../call/inline-bytes.js';
 import type { AgentTurnInput } from '../../common/turn.js';
@@ -143,7 +149,7 @@ export function turnPlan(input: AgentTurnInput, ctx: PlanContext): ResolvedPlan 
     input.retry === undefined || input.retry === false || input.retry === null
       ? { maxAttempts: 1 }
       : input.retry;
-  return validatePlan(
+  const plan = validatePlan(
     {
       ...base,
       ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
@@ -152,6 +158,14 @@ export function turnPlan(input: AgentTurnInput, ctx: PlanContext): ResolvedPlan 
     },
     ctx,
   );
+  try {
+    checkOnCutPlan(streamOf(input), plan.maxAttempts);
+  } catch (error) {
+    if (error instanceof InvalidModelCallInputError)
+      throw new InvalidAgentTurnInputError(error.field, tail(error));
+    throw error;
+  }
+  return plan;
 }
 
 /** The conversation a turn starts from: `system`, then `messages`, then `prompt` as a user message. */

@@ -292,16 +292,32 @@ describe('tool input under onCut continue', () => {
     input: '{"q":"x"}',
   };
 
-  it('is held and published in order with its complete tool call', () => {
+  const finish: LanguageModelV4StreamPart = {
+    type: 'finish',
+    finishReason: { unified: 'tool-calls', raw: 'tool_use' },
+    usage: {
+      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    },
+  };
+
+  it('text before the first tool part passes; from it on everything is held, in order, until the finish', () => {
     const gate = new StreamGate({ holdToolInput: true });
+    const text: LanguageModelV4StreamPart = { type: 'text-delta', id: 't', delta: 'Let me look. ' };
+    expect(gate.push(text)).toEqual([text]);
     for (const part of input) expect(gate.push(part)).toEqual([]);
-    expect(gate.push({ type: 'text-delta', id: 't', delta: 'text goes on' })).toHaveLength(1);
-    expect(gate.push(call)).toEqual([...input, call]);
+    expect(gate.push(call)).toEqual([]);
+    const after: LanguageModelV4StreamPart = { type: 'text-delta', id: 't2', delta: 'and more' };
+    expect(gate.push(after)).toEqual([]);
+    expect(gate.push(finish)).toEqual([...input, call, after, finish]);
   });
 
-  it('a tool call cut before it completed published nothing of it', () => {
+  it('a stream cut before its finish published nothing of its tool calls, complete ones included', () => {
     const gate = new StreamGate({ holdToolInput: true });
-    expect(input.slice(0, 2).flatMap((part) => gate.push(part))).toEqual([]);
+    expect([...input, call].flatMap((part) => gate.push(part))).toEqual([]);
+    expect(input.slice(0, 2).flatMap((part) => new StreamGate({ holdToolInput: true }).push(part))).toEqual(
+      [],
+    );
   });
 
   it('without it, tool input passes as it comes', () => {

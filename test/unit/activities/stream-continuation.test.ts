@@ -132,27 +132,33 @@ describe('the prefill form (Anthropic, prefill: true)', () => {
     expect(messagesOf().map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
 
-  it('a prefill refused with a 400 fails the attempt BadRequest, saying it asked with a prefill (one request)', async () => {
-    lp.script('m', [fail(400, { message: 'This model does not support assistant message prefill.' })]);
-    const { done } = await run(prefillRegistry(), continuing('claude:m', 'Hello '));
-    const { details } = await attemptFailure(done);
-    expect(details).toMatchObject({ class: 'BadRequest', status: 400, continuation: { form: 'prefill' } });
-    expect(lp.requests('m')).toHaveLength(1);
+  it('a prefill refused with a 400 is asked again at once with an instruction, under the same request id', async () => {
+    lp.script('m', [
+      fail(400, { message: 'This model does not support assistant message prefill.' }),
+      ok('world.'),
+    ]);
+    const { done, read } = await run(prefillRegistry(), continuing('claude:m', 'Hello '));
+    const result = await done;
+    const [first, second] = lp.requests('m');
+    expect(lp.requests('m')).toHaveLength(2);
+    expect(first?.headers['x-request-id']).toBe('wf-test/c1.2');
+    expect(second?.headers['x-request-id']).toBe('wf-test/c1.2');
+    expect(messagesOf(0).map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(messagesOf(1).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(texts(messagesOf(1)[1])).toBe('Hello ');
+    expect(result.continuation).toEqual({ form: 'instruction', prefillRefused: true });
+    expect(textOf(read)).toBe('world.');
   });
 
-  it('asks with an instruction when the workflow says this backend refused a prefill', async () => {
-    lp.script('m', [ok('world.')]);
-    const after = continuing('claude:m', 'Hello ', {
-      attempt: 3,
-      modelCallId: 'c1.3',
-      continuation: { text: 'Hello ', continues: 'c1.1', form: 'instruction' },
+  it('a second 400 fails the attempt BadRequest, saying the prefill was refused', async () => {
+    lp.script('m', [fail(400), fail(400)]);
+    const { done } = await run(prefillRegistry(), continuing('claude:m', 'Hello '));
+    const { details } = await attemptFailure(done);
+    expect(details).toMatchObject({
+      class: 'BadRequest',
+      continuation: { form: 'instruction', prefillRefused: true },
     });
-    const { done, read } = await run(prefillRegistry(), after);
-    const result = await done;
-    expect(messagesOf(0).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(texts(messagesOf(0)[1])).toBe('Hello ');
-    expect(result.continuation).toEqual({ form: 'instruction' });
-    expect(textOf(read)).toBe('world.');
+    expect(lp.requests('m')).toHaveLength(2);
   });
 });
 

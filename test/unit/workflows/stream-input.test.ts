@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { streamOf, validateCallInput } from '../../../workflows/call/call-input.js';
+import { checkOnCutPlan, streamOf, validateCallInput } from '../../../workflows/call/call-input.js';
+import { checkModelCall } from '../../../client/model-call-client.js';
+import { checkAgentTurn } from '../../../client/agent-turn-client.js';
 import { validateTurnInput } from '../../../workflows/turn/turn-input.js';
 import { StreamedText } from '../../../client/call-stream.js';
 import type { CallStreamItem } from '../../../client/call-stream.js';
@@ -37,13 +39,35 @@ describe('the stream setting of a call', () => {
     expect(() => validateCallInput({ model: 'local:x', prompt: 'hi', stream })).toThrow(message);
   });
 
+  it("refuses `onCut: 'continue'` with a plan of one attempt, on a call and on a turn, before anything starts", () => {
+    const input = { model: 'local:x', prompt: 'hi', stream: { onCut: 'continue' as const } };
+    const refusal = /`stream\.onCut`: `'continue'` needs a retry plan of more than one attempt \(`retry`/;
+    expect(() => checkModelCall(input)).toThrow(refusal);
+    expect(() => checkModelCall({ ...input, retry: false })).toThrow(refusal);
+    expect(() => checkModelCall({ ...input, retry: { waits: [10] } })).not.toThrow();
+    expect(() => checkAgentTurn(input)).toThrow(refusal);
+    expect(() => checkAgentTurn({ ...input, retry: { waits: [10] } })).not.toThrow();
+    expect(() => checkOnCutPlan({ batchMs: 500 }, 1)).not.toThrow();
+  });
+
+  it('refuses an `onCut` of null rather than taking it for the default', () => {
+    expect(() => validateCallInput({ model: 'local:x', prompt: 'hi', stream: { onCut: null } })).toThrow(
+      /`stream\.onCut`/,
+    );
+  });
+
   it('is checked the same way on an agent turn', () => {
     expect(() => validateTurnInput({ model: 'local:x', prompt: 'hi', stream: { batchMs: 1 } })).toThrow(
       /`stream\.batchMs`/,
     );
     expect(() => validateTurnInput({ model: 'local:x', prompt: 'hi', stream: true })).not.toThrow();
     expect(() =>
-      validateTurnInput({ model: 'local:x', prompt: 'hi', stream: { onCut: 'continue' } }),
+      validateTurnInput({
+        model: 'local:x',
+        prompt: 'hi',
+        stream: { onCut: 'continue' },
+        retry: { waits: [1] },
+      }),
     ).not.toThrow();
     expect(() =>
       validateTurnInput({ model: 'local:x', prompt: 'hi', stream: { onCut: 'resume' } as never }),
