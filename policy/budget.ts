@@ -46,6 +46,8 @@ export interface BudgetAttempt {
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedInputTokens?: number };
   /** The provider's reported cost in USD. */
   cost?: number;
+  /** The attempt continued a cut stream: its reported input counts the text it continued. */
+  continues?: string;
 }
 
 /** What the budget check needs to know about a call before its next attempt. Plain JSON. */
@@ -74,6 +76,11 @@ export interface BudgetOutlook {
   pricingUnknown?: boolean;
   /** What a repair's corrections add to the next attempt's input on one backend (see {@link AddedInput}). */
   addedInput?: AddedInput;
+  /**
+   * A call that continues cut streams: the tokens its next attempt adds to the input on any backend (the delivered
+   * text and the instruction, bytes / 4), counted unless a model's reported input already counts a continuation.
+   */
+  continuedInputTokens?: number;
 }
 
 /**
@@ -166,17 +173,19 @@ export function pricedCost(usage: NonNullable<BudgetAttempt['usage']>, pricing: 
 
 /**
  * The worst case of the next attempt on `model`: its input tokens (the model's last reported count in this call,
- * else UTF-8 bytes / 4, plus what a repair's corrections added since) plus `maxOutputTokens` (else the largest output seen so far), at
+ * else UTF-8 bytes / 4, plus what a repair's corrections added since, plus a continuation's text) plus `maxOutputTokens` (else the largest output seen so far), at
  * the model's price.
  */
 export function worstCase(outlook: BudgetOutlook, model: string): Spent {
-  const reported = outlook.attempts.findLast((a) => a.model === model && a.usage?.inputTokens !== undefined)
-    ?.usage?.inputTokens;
+  const last = outlook.attempts.findLast((a) => a.model === model && a.usage?.inputTokens !== undefined);
+  const reported = last?.usage?.inputTokens;
   const added = outlook.addedInput?.model === model ? outlook.addedInput : undefined;
+  // A reported count of a continuation counts what it continued (what was delivered after it, it does not).
+  const continued = last?.continues !== undefined ? 0 : (outlook.continuedInputTokens ?? 0);
   const inputTokens =
-    reported !== undefined
+    (reported !== undefined
       ? reported + (added?.sinceReport ?? 0)
-      : (outlook.inputTokens ?? Math.ceil(outlook.inputBytes / 4)) + (added?.total ?? 0);
+      : (outlook.inputTokens ?? Math.ceil(outlook.inputBytes / 4)) + (added?.total ?? 0)) + continued;
   const outputTokens = outlook.maxOutputTokens ?? largestOutput(outlook);
   const pricing = outlook.pricing[model];
   const costUsd = pricing ? pricedCost({ inputTokens, outputTokens }, pricing) : 0;

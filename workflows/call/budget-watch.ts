@@ -17,6 +17,8 @@ export interface SpentBefore {
  */
 export class BudgetWatch {
   private added: AddedInput | undefined;
+  /** A call that continues cut streams: the tokens its next attempt adds (see `BudgetOutlook`). */
+  private continued = 0;
 
   constructor(
     private readonly base: Omit<BudgetOutlook, 'attempts'>,
@@ -25,7 +27,17 @@ export class BudgetWatch {
 
   /** The outlook as of now (the records so far, and what repairs add to the next attempt's input). */
   outlook(): BudgetOutlook {
-    return { ...this.base, attempts: this.records, ...(this.added ? { addedInput: this.added } : {}) };
+    return {
+      ...this.base,
+      attempts: this.records,
+      ...(this.added ? { addedInput: this.added } : {}),
+      ...(this.continued > 0 ? { continuedInputTokens: this.continued } : {}),
+    };
+  }
+
+  /** The next attempts continue a cut stream: they send `bytes` more (UTF-8) on any backend. */
+  continueWith(bytes: number): void {
+    this.continued += Math.ceil(bytes / 4);
   }
 
   /**

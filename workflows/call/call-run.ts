@@ -168,6 +168,7 @@ export class CallRun {
       if (ended.kind !== 'answered' && delivered.text !== '') {
         this.cut.add(record, delivered.text);
         this.call.history.growInput(jsonBytes(delivered.text) + CONTINUATION_OVERHEAD_BYTES);
+        this.call.budget?.continueWith(jsonBytes(delivered.text) + CONTINUATION_OVERHEAD_BYTES);
       }
     }
     if (ended.kind === 'answered') {

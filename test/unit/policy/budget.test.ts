@@ -71,6 +71,15 @@ describe('the next attempt’s worst case', () => {
     expect(worstCase(o, CHEAP).inputTokens).toBe(90);
   });
 
+  it("counts a continuation's text on every backend, unless the backend's reported input was a continuation's", () => {
+    const cut = failed('ConnectionLost', { usage: { inputTokens: 70, outputTokens: 5 } });
+    const o = outlook({ attempts: [cut], maxOutputTokens: 10, continuedInputTokens: 30 });
+    expect(worstCase(o, FAST).inputTokens).toBe(100);
+    expect(worstCase(o, CHEAP).inputTokens).toBe(130);
+    const continued = failed('ServerError', { usage: { inputTokens: 95 }, continues: 'c1.1' });
+    expect(worstCase({ ...o, attempts: [cut, continued] }, FAST).inputTokens).toBe(95);
+  });
+
   it('without maxOutputTokens guesses the largest output seen, in this call or before it (best effort)', () => {
     const attempts = [failed('ParseFailed', { usage: { inputTokens: 70, outputTokens: 40 } })];
     expect(worstCase(outlook({ attempts }), FAST).outputTokens).toBe(40);
