@@ -69,6 +69,7 @@ export function coolingWait(
   next.coolingWaits = coolingWaitsOf(next) + 1;
   next.round += 1;
   next.roundStart = target;
+  delete next.passed;
   next.backend = target;
   next.sameBackendRetries = 0;
   // A new round on another backend: it gets the original request, not the corrections of a repair.

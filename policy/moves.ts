@@ -95,6 +95,13 @@ export function nextInRound(next: CallState, nowMs: number): number | undefined 
 
 /** An attempt on backend `to` at once: an immediate advance is not a wait and uses none of the plan's. */
 function atOnce(next: CallState, to: number, action: Action, why: string): Decision {
+  // The untried ones before `to` were kept out by a retry-after: the round has not tried them.
+  const untried = untriedInRound(next);
+  const passed = untried.slice(0, Math.max(0, untried.indexOf(to)));
+  const kept = (next.passed ?? []).filter((i) => i !== to);
+  const all = [...kept, ...passed.filter((i) => !kept.includes(i))];
+  if (all.length > 0) next.passed = all;
+  else delete next.passed;
   next.attempts += 1;
   next.backend = to;
   next.sameBackendRetries = 0;
@@ -183,6 +190,7 @@ export function advance(
   next.waitsTaken += 1;
   next.round += 1;
   next.roundStart = target;
+  delete next.passed;
   next.backend = target;
   next.sameBackendRetries = 0;
   next.repairs = 0;

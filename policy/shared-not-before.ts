@@ -59,7 +59,7 @@ export function startWithNotBefore(
       ...first,
       backend: free,
       why: `first attempt on backend ${free}: the backends before it are inside a retry-after`,
-      state: { ...first.state, backend: free, roundStart: free },
+      state: { ...withoutPassed(first.state), backend: free, roundStart: free },
     };
   }
   let target = remaining[0] as number;
@@ -87,6 +87,12 @@ export function startWithNotBefore(
     backend: target,
     waitMs,
     why: `first attempt on backend ${target} after ${waitMs} ms (retry-after from an earlier call)`,
-    state: { ...first.state, backend: target, roundStart: target },
+    state: { ...withoutPassed(first.state), backend: target, roundStart: target },
   };
+}
+
+/** A state whose round starts anew: nothing passed over yet. */
+function withoutPassed(state: CallState): CallState {
+  const { passed: _passed, ...rest } = state;
+  return rest;
 }

@@ -30,6 +30,11 @@ export interface CallState {
    */
   roundStart?: number;
   /**
+   * Backends this round passed over while a retry-after kept them out (an advance at once went to a later one):
+   * still untried in it, so the round comes back to them once they are free. Absent: none.
+   */
+  passed?: number[];
+  /**
    * Waits for cooling backends taken so far (fleet health's waits, not the plan's). They take no entry of `waits`
    * (the next planned wait is still the next entry), but without a deadline they count toward the list's length,
    * which bounds every wait of the call. Absent in a state saved before: 0.
@@ -68,6 +73,7 @@ export function initialState(backendCount: number): CallState {
 export function copyState(state: CallState): CallState {
   const copy = { ...state, dropped: [...state.dropped], notBefore: [...state.notBefore] };
   if (state.coolingUntil !== undefined) copy.coolingUntil = [...state.coolingUntil];
+  if (state.passed !== undefined) copy.passed = [...state.passed];
   return copy;
 }
 
@@ -90,8 +96,9 @@ export function coolingWaitsOf(state: CallState): number {
 
 /**
  * The backends not yet tried in this round and not dropped, in the order the round comes to them: after the
- * current one in chain order, wrapping around past the last to those before the one the round started at. (A round
- * only ever moves on in that order, so the ones from its start up to the current one are the ones it tried.)
+ * current one in chain order, wrapping around past the last to those before the one the round started at, then
+ * those it passed over while they were kept out (`passed`). (A round moves on in chain order, so the others from
+ * its start up to the current one are the ones it tried.)
  */
 export function untriedInRound(state: CallState): number[] {
   const start = roundStartOf(state);
@@ -100,6 +107,9 @@ export function untriedInRound(state: CallState): number[] {
     const i = (state.backend + k) % state.backendCount;
     if (i === start) break;
     if (!state.dropped.includes(i)) out.push(i);
+  }
+  for (const i of state.passed ?? []) {
+    if (i !== state.backend && !state.dropped.includes(i) && !out.includes(i)) out.push(i);
   }
   return out;
 }

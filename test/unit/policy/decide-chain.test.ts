@@ -299,6 +299,33 @@ const retrySameHeavy = fc.record({
   seed: fc.integer(),
 });
 
+describe('a round that passed over a backend kept out by a retry-after', () => {
+  it('comes back to it once it is free, before the plan counts its waits used up', () => {
+    // Backend 2 is inside its 4 ms retry-after when backend 1 fails in round 2: the round goes on to backend 0 and
+    // then, 2 ms later, offers backend 2 (free by then) instead of stopping attempts-exhausted.
+    const p = validatePlan(
+      { waits: [0], reserveMs: 0, minAttemptMs: 0, attemptTimeoutMs: 10_001, retriesPerBackend: 0 },
+      { nowMs: 0, chainStartMs: 0 },
+    );
+    const failures = [
+      fail('ServerError', { retryAfterMs: 7 }),
+      fail('ServerError', { retryAfterMs: 0 }),
+      fail('ServerError', { retryAfterMs: 4 }),
+      fail('ServerError'),
+      fail('ServerError'),
+    ];
+    const result = run({
+      plan: p,
+      backends: 3,
+      random: seededRandom(0),
+      attemptMs: 3,
+      script: (n) => failures[n - 1] ?? 'ok',
+    });
+    expect(result.attempts.map((a) => a.backend)).toEqual([0, 1, 2, 1, 0, 2]);
+    expect(result.outcome).toBe('succeeded');
+  });
+});
+
 describe('for random chains, plans and failures', () => {
   it('a call stops for want of time or waits only when no backend of the round (wrapping around) is free for an attempt at once', () => {
     fc.assert(
