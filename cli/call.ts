@@ -46,6 +46,7 @@ const CALL_OPTIONS = {
   json: { type: 'boolean' },
   stream: { type: 'boolean' },
   'stream-batch-ms': { type: 'string' },
+  'on-cut': { type: 'string' },
   schema: { type: 'string' },
 } as const;
 
@@ -64,7 +65,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
   const prompt = promptFromFlags(values.prompt, values['prompt-file']);
   const attachOnly = values.model === undefined && prompt === undefined && givenId !== undefined;
   const retry = planFromFlags(values);
-  const stream = streamFromFlags(values.stream === true, values['stream-batch-ms']);
+  const stream = streamFromFlags(values.stream === true, values['stream-batch-ms'], values['on-cut']);
   const settings = settingsFromFlags(values);
   const output = outputFromFlags(values.schema);
   const budget = budgetFromFlags(values);
@@ -87,6 +88,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
       request.toolChoice !== undefined ||
       values.system !== undefined ||
       values['stream-batch-ms'] !== undefined ||
+      values['on-cut'] !== undefined ||
       output !== undefined
     ) {
       throw new UsageError('to start a call, give `--model` and `--prompt` with the other flags.');
@@ -116,7 +118,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
     workflowId,
     taskQueue,
     json,
-    stream: values.stream === true || values['stream-batch-ms'] !== undefined,
+    stream: stream !== undefined,
     ...(input
       ? {
           check: (session) =>
@@ -212,16 +214,31 @@ function flagOfField(field: string, request: RequestFlags, prompt: string | unde
   );
 }
 
-/** `--stream` and `--stream-batch-ms` as the input's `stream`; the batch interval alone implies `--stream`. */
-function streamFromFlags(stream: boolean, batchMs: string | undefined): ModelCallInput['stream'] {
-  if (batchMs === undefined) return stream ? true : undefined;
-  const n = Number(batchMs);
-  if (batchMs.trim() === '' || !Number.isFinite(n)) {
+/**
+ * `--stream`, `--stream-batch-ms` and `--on-cut` as the input's `stream`; the batch interval or `--on-cut` alone
+ * implies `--stream`.
+ */
+export function streamFromFlags(
+  stream: boolean,
+  batchMs: string | undefined,
+  onCut: string | undefined,
+): ModelCallInput['stream'] {
+  if (onCut !== undefined && onCut !== 'stop' && onCut !== 'continue') {
+    throw new UsageError(
+      `\`--on-cut\` must be \`stop\` (a cut stream stops the call) or \`continue\` (the next attempt continues its text), not ${JSON.stringify(onCut)}.`,
+    );
+  }
+  if (batchMs === undefined && onCut === undefined) return stream ? true : undefined;
+  const n = batchMs === undefined ? undefined : Number(batchMs);
+  if (batchMs !== undefined && (batchMs.trim() === '' || !Number.isFinite(n))) {
     throw new UsageError(
       `\`--stream-batch-ms\` must be a number of milliseconds (like 500), not ${JSON.stringify(batchMs)}.`,
     );
   }
-  return { batchMs: n };
+  return {
+    ...(n !== undefined ? { batchMs: n } : {}),
+    ...(onCut === 'continue' ? { onCut: 'continue' as const } : {}),
+  };
 }
 
 /** Prints a call's outcome: progress and answer (or JSON), then the summary line; returns the exit code. */

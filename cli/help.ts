@@ -137,7 +137,8 @@ export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] 
                          [--max-output-tokens N] [--temperature X] [--top-p X] [--top-k N] [--stop TEXT ...]
                          [--seed N] [--presence-penalty X] [--frequency-penalty X] [--reasoning EFFORT]
                          [--budget-usd N] [--budget-tokens N]
-                         [--stream [--stream-batch-ms MS] | --schema FILE] [--workflow-id ID] [--task-queue Q] [--json]
+                         [--stream [--stream-batch-ms MS] [--on-cut stop|continue] | --schema FILE]
+                         [--workflow-id ID] [--task-queue Q] [--json]
        model-retry call --workflow-id ID [--stream] [--json]      (attach to an existing call)
 
 Runs one durable model call (a modelCallWorkflow) and waits for it. A worker must poll the task queue
@@ -151,8 +152,11 @@ Call:
                        store is on (MODEL_RETRY_PAYLOAD_STORE).
   --system TEXT        A system message.
   --stream             Stream the answer: its text is printed on stdout as it arrives. A stream that
-                       failed after part of it reached you is never sent again: the call stops
+                       failed after part of it reached you is never sent again: by default the call stops
                        stream-interrupted with the partial text (printed) and exit 1.
+  --on-cut continue    A cut stream is classified by what cut it and the plan decides; the next attempt
+                       (same backend or the next) continues the text from its last delivered character,
+                       each character printed once. --on-cut stop is the default. Implies --stream.
   --stream-batch-ms MS How long deltas collect before they are published as one batch (default 500,
                        10 to 60000): lower is snappier, higher writes fewer history events. Implies --stream.
   --schema FILE        Structured output: the answer must be JSON valid against the JSON Schema in FILE
@@ -256,7 +260,7 @@ export const TURN_HELP = `Usage: model-retry turn --model P:M [--model P:M ...] 
                          [--max-output-tokens N] [--temperature X] [--top-p X] [--top-k N] [--stop TEXT ...]
                          [--seed N] [--presence-penalty X] [--frequency-penalty X] [--reasoning EFFORT]
                          [--budget-usd N] [--budget-tokens N]
-                         [--stream] [--workflow-id ID] [--task-queue Q] [--json]
+                         [--stream [--on-cut stop|continue]] [--workflow-id ID] [--task-queue Q] [--json]
        model-retry turn --workflow-id ID [--stream] [--json]      (attach to an existing turn)
 
 Runs one agent turn (an agentTurnWorkflow) and waits for it: the model is called, the tools it asks for run
@@ -273,6 +277,8 @@ Turn:
   --max-steps N        Most model calls of the turn (default 50, at most 10000).
   --deadline MS        The turn's deadline in ms from its start.  --reserve MS  Time left to the host (60000).
   --stream             Stream every model call: text is printed on stdout as it arrives (batches of 500 ms).
+  --on-cut continue    A model call whose stream is cut continues its text on the next attempt (see
+                       \`model-retry call --help\`). Implies --stream.
 
 ${PART_HELP}
 ${REQUEST_HELP}

@@ -7,6 +7,7 @@ import { checkAgentTurn, readTurnHistory, turnOutcome } from '../client/agent-tu
 import type { TurnOutcome } from '../client/agent-turn-client.js';
 import { UsageError, parseCommandArgs, runFlags } from './args.js';
 import { followRun } from './follow-run.js';
+import { streamFromFlags } from './call.js';
 import { TURN_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
 import { say } from './session.js';
@@ -39,6 +40,7 @@ const TURN_OPTIONS = {
   'task-queue': { type: 'string' },
   json: { type: 'boolean' },
   stream: { type: 'boolean' },
+  'on-cut': { type: 'string' },
 } as const;
 
 /** The turn input's fields as the flags that set them, for refusals. */
@@ -65,7 +67,7 @@ export async function runTurnCommand(args: string[]): Promise<number> {
     workflowId,
     taskQueue,
     json,
-    stream: values.stream === true,
+    stream: values.stream === true || values['on-cut'] !== undefined,
     ...(input
       ? {
           start: (session, options) =>
@@ -122,7 +124,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     ...(timing.deadlineInMs !== undefined ? { deadlineInMs: timing.deadlineInMs } : {}),
     ...(timing.reserveMs !== undefined ? { reserveMs: timing.reserveMs } : {}),
     ...(budget !== undefined ? { budget } : {}),
-    ...(values.stream === true ? { stream: true } : {}),
+    ...streamOfFlags(values.stream === true, values['on-cut'] as string | undefined),
     ...(settings !== undefined ? { settings } : {}),
   };
   try {
@@ -148,4 +150,10 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     );
   }
   return input;
+}
+
+/** `--stream` and `--on-cut` as the turn's `stream` (what each of its model calls does). */
+function streamOfFlags(stream: boolean, onCut: string | undefined): Pick<AgentTurnInput, 'stream'> {
+  const given = streamFromFlags(stream, undefined, onCut);
+  return given === undefined ? {} : { stream: given };
 }

@@ -9,6 +9,7 @@ import type {
 } from '../common/attempt.js';
 import type { AttemptRecord, LastDecision, ModelCallFailedDetails, ModelCallResult } from '../common/call.js';
 import { MODEL_CALL_FAILED } from '../common/call.js';
+import { charCount } from '../common/stream.js';
 import { iso, parseCheckSummary, parseWaitSummary, succeed } from '../workflows/call/call-summary.js';
 import { isAction } from '../policy/index.js';
 import { firstPayload, HistoryIndex, idOf } from './history-events.js';
@@ -45,7 +46,8 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
   const attempts: AttemptRecord[] = [];
   const bySchedule = new Map<number, AttemptRecord>();
   const lastOfCall = new Map<string, AttemptRecord>();
-  const streamed = new Set<AttemptRecord>();
+  /** Streamed attempts, and whether their call continues cut streams. */
+  const streamed = new Map<AttemptRecord, boolean>();
   const deliveries = new StreamDeliveries(index.events);
   for (const event of index.events) {
     const scheduled = event.activityTaskScheduledEventAttributes;
@@ -67,8 +69,9 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
         startedAt: iso(scheduledAt),
         outcome: 'running',
       };
+      if (input.continuation) record.continues = input.continuation.continues;
       attempts.push(record);
-      if (input.stream) streamed.add(record);
+      if (input.stream) streamed.set(record, input.stream.onCut === 'continue');
       bySchedule.set(idOf(event.eventId), record);
       lastOfCall.set(input.callId, record);
       continue;
@@ -84,7 +87,7 @@ export function readCallHistory(history: temporal.api.history.v1.IHistory): Call
     }
     const closed = closeAttempt(event, bySchedule, index);
     if (closed && streamed.has(closed))
-      noteDelivered(closed, deliveries, index.taskStartedAfter(event.eventId));
+      noteDelivered(closed, deliveries, index.taskStartedAfter(event.eventId), streamed.get(closed) === true);
   }
   const why = lastDecision(index)?.why;
   return { ...closeOfRun(index), attempts: withLastDecision(attempts, index), ...(why ? { why } : {}) };
@@ -126,21 +129,28 @@ function noteWait(event: HistoryEvent, attempts: AttemptRecord[]): void {
 
 /**
  * What a streamed attempt delivered, as the workflow saw it when it handled the attempt's end (every delta
- * signalled before that workflow task): a failed attempt that delivered any is `StreamInterrupted`.
+ * signalled before that workflow task): a failed attempt that delivered any is `StreamInterrupted`, unless its
+ * call continues cut streams (then it keeps its class, and its record counts the characters it delivered).
  */
 function noteDelivered(
   record: AttemptRecord,
   deliveries: StreamDeliveries,
   seenAt: number | undefined,
+  continueOnCut: boolean,
 ): void {
   const delivered = deliveries.before(record.modelCallId, seenAt ?? Number.MAX_SAFE_INTEGER);
   record.streamedDeltas = delivered.deltas;
+  if (continueOnCut) record.deliveredChars = charCount(delivered.text);
   const failure = record.failure;
   if (record.outcome !== 'failed' || !failure) return;
   // The same rule, by the same function, as the workflow's: rebuild from the failure's facts with the deltas.
   const { class: cls, message, status, code, retryAfterMs } = failure;
   const facts = { class: cls, message, ...defined({ status, code, retryAfterMs }) };
-  record.failure = failedAttempt({ ...facts, deltasDelivered: delivered.deltas }).record;
+  record.failure = failedAttempt({
+    ...facts,
+    deltasDelivered: delivered.deltas,
+    ...(continueOnCut ? { continueOnCut } : {}),
+  }).record;
 }
 
 function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
@@ -179,6 +189,7 @@ function closeAttempt(
     record.failure = failedAttempt(raisedFacts(type, details, failure?.message ?? '')).record;
     if (details.usage) record.usage = details.usage;
     if (typeof details.finishReason === 'string') record.finishReason = details.finishReason;
+    if (details.continuation) record.continuation = details.continuation;
   } else if (timedOut) {
     const info = timedOut.failure?.timeoutFailureInfo;
     const heartbeat = firstPayload<Partial<AttemptHeartbeat>>(info?.lastHeartbeatDetails);

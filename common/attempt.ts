@@ -153,14 +153,17 @@ export interface AttemptContinuation {
   text: string;
   /** The attempt cut last (`<callId>.<attempt>`), whose delivered text this one continues. */
   continues: string;
+  /**
+   * Ask with an instruction even where the model takes a prefill: this backend refused the call's prefill with a
+   * 400 (the attempt after such a refusal retries the same backend at once this way, once).
+   */
+  form?: 'instruction';
 }
 
 /** How an attempt asked to continue, and what it left out of what the model sent (`ModelRequestResult.continuation`). */
 export interface ContinuationFacts {
   /** `prefill`: the delivered text as the start of the assistant's answer; `instruction`: an instruction to continue. */
   form: 'prefill' | 'instruction';
-  /** The prefill was refused with a 400 and the attempt asked again at once with an instruction. */
-  prefillRefused?: true;
   /** Characters of the continuation's head left out because they repeated the delivered text's end. */
   trimmed?: number;
 }

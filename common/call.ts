@@ -1,5 +1,13 @@
 import type { Action, Budget, FailureClass, RetryPlan, Spent, StopReason } from '../policy/index.js';
-import type { AnswerResponse, ModelSettings, ToolCall, ToolDefinition, ToolSet, Usage } from './attempt.js';
+import type {
+  AnswerResponse,
+  ContinuationFacts,
+  ModelSettings,
+  ToolCall,
+  ToolDefinition,
+  ToolSet,
+  Usage,
+} from './attempt.js';
 import type { CallMessage } from './messages.js';
 import type { WireContent, WireEmbed, WireRequest, WireTool, WireToolChoice } from './request.js';
 import type { StreamOptions } from './stream.js';
@@ -48,7 +56,9 @@ export interface ModelCallInput {
   retry?: RetryPlan | false;
   /**
    * Stream the answer: attempts use the provider's streaming request and publish text deltas into the
-   * workflow's stream (`model-retry.delta`) as they come. `true` uses the default batch interval.
+   * workflow's stream (`model-retry.delta`) as they come. `true` uses the default batch interval. A stream cut
+   * after some of its text was delivered stops the call `stream-interrupted`, unless `onCut: 'continue'`: then the
+   * plan decides and the next attempt continues the text, each character delivered once.
    */
   stream?: boolean | StreamOptions;
   /**
@@ -104,6 +114,15 @@ export interface AttemptRecord {
   cost?: number;
   /** A streamed attempt: how many of its text deltas reached the workflow's stream. */
   streamedDeltas?: number;
+  /**
+   * A call that continues cut streams (`stream.onCut: 'continue'`): how many characters of text this attempt
+   * delivered to the stream (code points).
+   */
+  deliveredChars?: number;
+  /** An attempt that continued a cut stream: the attempt (`<callId>.<attempt>`) whose delivered text it continued. */
+  continues?: string;
+  /** An attempt that continued a cut stream: how it asked, and what of the model's head it left out. */
+  continuation?: ContinuationFacts;
 }
 
 export interface AttemptFailure {
@@ -163,7 +182,10 @@ export interface ModelCallResult {
   /** The backend that answered. */
   model: string;
   backend: number;
-  /** The successful attempt's usage only. */
+  /**
+   * The successful attempt's usage only; for an answer that continued cut streams, the sum over the attempts whose
+   * text it holds (each part was billed).
+   */
   usage?: Usage;
   responseId?: string;
   attempts: AttemptRecord[];
@@ -184,7 +206,10 @@ export interface ModelCallFailedDetails {
   billed: BilledTotals;
   /** A call with a budget: what it counted as spent (see `ModelCallResult.spent`). */
   spent?: Spent;
-  /** A call that stopped `stream-interrupted`: the text its last attempt had delivered to the stream. */
+  /**
+   * A streamed call that stopped after text reached its stream: that text (`stream-interrupted`: the last
+   * attempt's; under `onCut: 'continue'`, every character its attempts delivered).
+   */
   partialText?: string;
 }
 

@@ -74,6 +74,22 @@ export interface StreamOptions {
   onCut?: 'stop' | 'continue';
 }
 
+/** How a call's attempts stream, once checked: the batch interval, and `onCut` when a cut is continued. */
+export interface StreamConfig {
+  batchMs: number;
+  onCut?: 'continue';
+}
+
+/**
+ * How many characters a text has, counted as Unicode code points (an emoji is one), as attempt records count
+ * delivered text.
+ */
+export function charCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+}
+
 /** The default batch interval, ms. */
 export const DEFAULT_STREAM_BATCH_MS = 500;
 /** Bounds of `stream.batchMs`. */

@@ -44,7 +44,7 @@ export interface AgentTurnInput {
   reserveMs?: number;
   /** The most model calls (steps) of the turn, from 1 to 10000. @default 50 */
   maxSteps?: number;
-  /** Stream every model call's answer into the turn's stream (see `ModelCallInput.stream`). */
+  /** Stream every model call's answer into the turn's stream; `onCut` as for a call (see `ModelCallInput.stream`). */
   stream?: boolean | StreamOptions;
   /**
    * What the whole turn may spend, over all its model calls and their failed attempts (see

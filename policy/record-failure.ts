@@ -25,17 +25,26 @@ export interface FailedAttemptFacts {
   message: string;
   /** A streamed attempt: how many of its deltas reached the stream before it failed. */
   deltasDelivered?: number;
+  /**
+   * The call continues a cut stream (`stream.onCut: 'continue'`): an attempt that delivered deltas keeps its own
+   * class, and the plan decides as for any other failure (the next attempt continues the delivered text).
+   */
+  continueOnCut?: boolean;
 }
 
 /**
  * A failed attempt as the policy sees it (`failure`, for `decide`) and as its record says it (`record`), built
  * once for the workflow and the history reader. The stream-interrupted rule is here: an attempt any of whose
  * deltas reached the stream is `StreamInterrupted` whatever it raised (the first row of `classify`'s table), its
- * record names the original class in the message, and no retry-after is kept (nothing follows it).
+ * record names the original class in the message, and no retry-after is kept (nothing follows it). A call that
+ * continues cut streams has no such rule: the cut is classified by what cut it.
  */
 export function failedAttempt(facts: FailedAttemptFacts): { failure: Failure; record: RecordedFailure } {
   const deltas = facts.deltasDelivered ?? 0;
-  if (classify({ deltasDelivered: deltas }) === FailureClass.StreamInterrupted) {
+  if (
+    facts.continueOnCut !== true &&
+    classify({ deltasDelivered: deltas }) === FailureClass.StreamInterrupted
+  ) {
     return {
       failure: { class: FailureClass.StreamInterrupted },
       record: {

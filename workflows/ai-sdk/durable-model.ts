@@ -37,8 +37,9 @@ export interface DurableModelOptions {
   reserveMs?: number;
   /**
    * Whether requests publish their text deltas into the workflow's stream for outside subscribers.
-   * @default `streamText`'s requests stream (batch 500 ms), `generateText`'s do not; `true` / `{ batchMs }`: all
-   * do; `false`: none (then `streamText` gets its answer when the attempt ends, and nobody outside sees deltas).
+   * @default `streamText`'s requests stream (batch 500 ms), `generateText`'s do not; `true` / `{ batchMs, onCut }`:
+   * all do; `false`: none (then `streamText` gets its answer when the attempt ends, and nobody outside sees deltas).
+   * `{ onCut: 'continue' }`: a cut stream is continued by the next attempt instead of stopping the call.
    */
   stream?: boolean | StreamOptions;
   /** The workflow's own `WorkflowStream`, when it made one (a workflow has one stream). */

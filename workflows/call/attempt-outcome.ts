@@ -4,6 +4,7 @@ import type { FailedAttemptFacts } from '../../policy/index.js';
 import type {
   AttemptFailureDetails,
   AttemptHeartbeat,
+  ContinuationFacts,
   SchemaMismatchFacts,
   Usage,
 } from '../../common/attempt.js';
@@ -32,6 +33,8 @@ export type AttemptOutcome =
       mismatch?: SchemaMismatchFacts;
       /** An attempt that answered and still failed: its answer's finish reason. */
       finishReason?: string;
+      /** An attempt that continued a cut stream: how it asked. */
+      continuation?: ContinuationFacts;
     } & Times);
 
 /**
@@ -70,6 +73,7 @@ export function outcomeOf(error: unknown, ownScopeCancelled: boolean): AttemptOu
     if (details.usage) outcome.usage = details.usage;
     if (details.mismatch) outcome.mismatch = details.mismatch;
     if (typeof details.finishReason === 'string') outcome.finishReason = details.finishReason;
+    if (details.continuation) outcome.continuation = details.continuation;
     if (isSearchAttributesReady(details.searchAttributesReady))
       outcome.searchAttributesReady = details.searchAttributesReady;
     return outcome;

@@ -30,15 +30,18 @@ export function writeFailed(
   record: AttemptRecord,
   outcome: Extract<AttemptOutcome, { kind: 'failed' }>,
   delivered: Delivered | undefined,
+  continueOnCut: boolean,
 ): Failure {
   const { failure, record: recorded } = failedAttempt({
     ...outcome.facts,
     ...(delivered ? { deltasDelivered: delivered.deltas } : {}),
+    ...(continueOnCut ? { continueOnCut } : {}),
   });
   record.outcome = 'failed';
   record.failure = recorded;
   if (outcome.usage) record.usage = outcome.usage;
   if (outcome.finishReason !== undefined) record.finishReason = outcome.finishReason;
+  if (outcome.continuation) record.continuation = outcome.continuation;
   if (delivered) record.streamedDeltas = delivered.deltas;
   return failure;
 }

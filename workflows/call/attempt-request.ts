@@ -1,6 +1,11 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { attemptTimeoutMs, spendUntilMs } from '../../policy/index.js';
-import type { AttemptCause, HeldAttempt, ModelRequestInput } from '../../common/attempt.js';
+import type {
+  AttemptCause,
+  AttemptContinuation,
+  HeldAttempt,
+  ModelRequestInput,
+} from '../../common/attempt.js';
 import type { AttemptRecord } from '../../common/call.js';
 import type { CallSetup } from './call-setup.js';
 
@@ -12,6 +17,8 @@ export interface AttemptExtras {
   after: AttemptCause | undefined;
   /** The backend was cooling when the workflow asked: the attempt sends nothing (see `routeOf`). */
   held: HeldAttempt | undefined;
+  /** The text earlier attempts delivered before they were cut, which this attempt continues. */
+  continuation?: AttemptContinuation | undefined;
 }
 
 /**
@@ -21,7 +28,7 @@ export interface AttemptExtras {
 export function attemptRequest(
   call: CallSetup,
   record: AttemptRecord,
-  { messages, after, held }: AttemptExtras,
+  { messages, after, held, continuation }: AttemptExtras,
 ): ModelRequestInput {
   const { input, plan, request, stream, output } = call;
   const spendUntil = spendUntilMs(plan);
@@ -39,6 +46,7 @@ export function attemptRequest(
     ...(held ? { held } : {}),
     ...(after ? { after } : {}),
     ...(stream.config ? { stream: stream.config } : {}),
+    ...(continuation ? { continuation } : {}),
     ...(output ? { output: { schema: output.schema } } : {}),
     ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
   };

@@ -5,6 +5,7 @@ import type { WireMessage, WireRequest, WireTool } from '../../common/request.js
 import { checkHeaders, checkProviderOptions, checkUrlUserinfo } from '../../common/request-secrets.js';
 import type { AllowHeaders } from '../../common/request-secrets.js';
 import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } from '../../common/stream.js';
+import type { StreamConfig } from '../../common/stream.js';
 
 import { budgetProblems } from '../../policy/index.js';
 import { InvalidModelCallInputError } from './input-error.js';
@@ -105,7 +106,7 @@ export interface CheckedCallInput {
   backends: string[];
   /** What every attempt sends: the conversation, tools, settings and options in wire form. */
   request: WireRequest;
-  stream: { batchMs: number } | undefined;
+  stream: StreamConfig | undefined;
   output: CheckedOutput | undefined;
 }
 
@@ -275,20 +276,31 @@ function saysSomething(m: WireMessage): boolean {
 }
 
 /**
- * How a call streams, checked: `undefined` when it does not, else its batch interval. `stream` is a boolean or
- * `{ batchMs }` with `batchMs` a whole number of milliseconds in [10, 60000].
+ * How a call streams, checked: `undefined` when it does not, else its batch interval and what a cut does. `stream`
+ * is a boolean or `{ batchMs, onCut }` with `batchMs` a whole number of milliseconds in [10, 60000] and `onCut`
+ * `'stop'` (the default) or `'continue'`.
  */
-export function streamOf(input: Pick<ModelCallInput, 'stream'>): { batchMs: number } | undefined {
+export function streamOf(input: Pick<ModelCallInput, 'stream'>): StreamConfig | undefined {
   const stream = input.stream;
   if (stream === undefined || stream === false) return undefined;
   if (stream === true) return { batchMs: DEFAULT_STREAM_BATCH_MS };
   if (typeof stream !== 'object' || stream === null || Array.isArray(stream)) {
-    throw new InvalidModelCallInputError('stream', 'must be `true`, `false` or `{ batchMs }`');
+    throw new InvalidModelCallInputError('stream', 'must be `true`, `false` or `{ batchMs, onCut }`');
   }
   for (const key of Object.keys(stream)) {
-    if (key !== 'batchMs') {
-      throw new InvalidModelCallInputError(`stream.${key}`, 'unknown field; the only field is `batchMs`');
+    if (key !== 'batchMs' && key !== 'onCut') {
+      throw new InvalidModelCallInputError(
+        `stream.${key}`,
+        'unknown field; the fields are `batchMs` and `onCut`',
+      );
     }
+  }
+  const onCut = stream.onCut ?? 'stop';
+  if (onCut !== 'stop' && onCut !== 'continue') {
+    throw new InvalidModelCallInputError(
+      'stream.onCut',
+      `must be 'stop' (a cut stream stops the call) or 'continue' (the next attempt continues its text); got ${JSON.stringify(onCut)}`,
+    );
   }
   const batchMs = stream.batchMs ?? DEFAULT_STREAM_BATCH_MS;
   if (!Number.isInteger(batchMs) || batchMs < MIN_STREAM_BATCH_MS || batchMs > MAX_STREAM_BATCH_MS) {
@@ -297,5 +309,5 @@ export function streamOf(input: Pick<ModelCallInput, 'stream'>): { batchMs: numb
       `must be a whole number of milliseconds from ${MIN_STREAM_BATCH_MS} to ${MAX_STREAM_BATCH_MS} (got ${String(batchMs)})`,
     );
   }
-  return { batchMs };
+  return onCut === 'continue' ? { batchMs, onCut } : { batchMs };
 }

@@ -17,8 +17,13 @@ import { checkSummary, iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
 import { Corrections } from './call-repair.js';
 import { jsonBytes } from '../turn/turn-input.js';
+import { charCount } from '../../common/stream.js';
+import { DeliveredText } from './call-continuation.js';
 
 export type { CallSetup, Ended } from './call-setup.js';
+
+/** What a continuation's input carries besides the delivered text (its fields, the instruction), estimated high. */
+const CONTINUATION_OVERHEAD_BYTES = 1024;
 
 /**
  * One call's steps (see `callModel`): wait, attempt, record, decide, stop. Each step reads and writes the call's
@@ -38,6 +43,8 @@ export class CallRun {
   private readonly corrections = new Corrections();
   /** Where the next attempt runs, decided before its record opens (see `routeOf`). */
   private route: AttemptRoute = {};
+  /** Under `onCut: 'continue'`: every character the call's cut attempts delivered, and the attempt cut last. */
+  private readonly cut = new DeliveredText();
 
   constructor(private readonly call: CallSetup) {}
 
@@ -135,7 +142,9 @@ export class CallRun {
   attempt(record: AttemptRecord): Promise<ModelRequestResult> {
     const { taskQueue, held } = this.route;
     const messages = this.corrections.messages(this.call.request.prompt);
-    const request = attemptRequest(this.call, record, { messages, after: this.after, held });
+    const continuation = this.cut.continuation(record.model);
+    if (continuation) record.continues = continuation.continues;
+    const request = attemptRequest(this.call, record, { messages, after: this.after, held, continuation });
     try {
       const scheduledAt = Date.parse(record.startedAt);
       const heartbeatTimeout = heartbeatTimeoutMs(this.call.worker?.heartbeatMs);
@@ -153,6 +162,15 @@ export class CallRun {
   /** Writes how the attempt ended into its record (as the history reader will), and says it to the policy. */
   record(record: AttemptRecord, ended: Ended): AttemptEnd {
     const delivered = this.call.stream.delivered(record);
+    const continueOnCut = this.call.stream.config?.onCut === 'continue';
+    if (continueOnCut && delivered) {
+      record.deliveredChars = charCount(delivered.text);
+      // The next attempts carry the delivered text (and an instruction): the history limit counts it.
+      if (ended.kind !== 'answered' && delivered.text !== '') {
+        this.cut.add(record, delivered.text);
+        this.call.history.growInput(jsonBytes(delivered.text) + CONTINUATION_OVERHEAD_BYTES);
+      }
+    }
     if (ended.kind === 'answered') {
       noteSearchAttributesReady(ended.result.searchAttributesReady);
       succeed(record, ended.result);
@@ -170,7 +188,8 @@ export class CallRun {
       return { kind: 'cancelled' };
     }
     noteSearchAttributesReady(outcome.searchAttributesReady);
-    const failure = writeFailed(record, outcome, delivered);
+    const facts = this.cut.refusePrefill(record.model, outcome.continuation, outcome.facts);
+    const failure = writeFailed(record, { ...outcome, facts }, delivered, continueOnCut);
     // A repair would send the correction too: the history limit counts it before the decision.
     const correction = this.corrections.note(outcome.mismatch);
     if (correction.length > 0) this.call.history.growInput(jsonBytes(correction));
@@ -225,13 +244,14 @@ export class CallRun {
     const last = records.at(-1);
     stream.stopped(decision.reason, last);
     if (decision.reason === 'succeeded' && this.result && last) {
-      return { ...resultOf(callId, last, this.result, records), ...(spent ? { spent } : {}) };
+      const result = this.cut.joined(resultOf(callId, last, this.result, records));
+      return { ...result, ...(spent ? { spent } : {}) };
     }
     if (decision.reason === 'cancelled') {
       throw this.cancellation ?? new CancelledFailure('the call was cancelled');
     }
     const lastDecision = { reason: decision.reason, why: decision.why, ...actionOf(decision) };
-    throw callFailed(callId, records, lastDecision, this.partialText, spent);
+    throw callFailed(callId, records, lastDecision, this.cut.text || this.partialText, spent);
   }
 }
 

@@ -11,6 +11,7 @@ import {
   workflowStream,
 } from '../stream.js';
 import type { Delivered } from '../stream.js';
+import type { StreamConfig } from '../../common/stream.js';
 
 /**
  * One call's side of the workflow's stream: the attempt and stop events it publishes, and what each streamed
@@ -23,7 +24,7 @@ export class CallStream {
   constructor(
     private readonly callId: string,
     /** The batch interval when the call streams, else `undefined`. */
-    readonly config: { batchMs: number } | undefined,
+    readonly config: StreamConfig | undefined,
     given: WorkflowStream | undefined,
   ) {
     if (given) this.stream = adoptStream(given);

@@ -13,7 +13,8 @@ export function attemptLine(record: AttemptRecord): string {
   const head = `[backend ${record.backend} ${record.model}]`;
   if (record.outcome !== 'failed' || !record.failure) return `${head} ${record.outcome}`;
   const { failure } = record;
-  const line = `${head} ${failure.class}${failure.status !== undefined ? ` ${failure.status}` : ''}`;
+  const cut = record.deliveredChars ? ` (cut after ${record.deliveredChars} characters delivered)` : '';
+  const line = `${head} ${failure.class}${failure.status !== undefined ? ` ${failure.status}` : ''}${cut}`;
   const message = oneLine(failure.message);
   return message === '' ? line : `${line}: ${message}`;
 }
@@ -104,4 +105,5 @@ export function succeed(record: AttemptRecord, result: ModelRequestResult): void
   if (result.responseId !== undefined) record.responseId = result.responseId;
   if (result.provider !== undefined) record.provider = result.provider;
   if (result.cost !== undefined) record.cost = result.cost;
+  if (result.continuation !== undefined) record.continuation = result.continuation;
 }

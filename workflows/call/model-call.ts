@@ -11,6 +11,7 @@ import type { Ended } from './call-run.js';
 import { noteClassesMet } from './call-stop.js';
 import { CallTrace } from './call-trace.js';
 import { CallStream } from './call-stream.js';
+import type { StreamConfig } from '../../common/stream.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../policy/shared-not-before.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 import { checkCallInput, InvalidModelCallInputError } from './call-input.js';
@@ -270,7 +271,7 @@ function prepare(
   plan: ResolvedPlan;
   backends: string[];
   request: ModelRequestInput['request'];
-  stream: { batchMs: number } | undefined;
+  stream: StreamConfig | undefined;
   output: CheckedOutput | undefined;
 } {
   try {

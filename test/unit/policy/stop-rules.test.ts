@@ -157,6 +157,25 @@ describe('failedAttempt and timeoutFacts', () => {
     });
   });
 
+  it.each([
+    ['ServerError', { status: 503, retryAfterMs: 1000 }],
+    ['ConnectionLost', {}],
+    ['WorkerLost', {}],
+    ['RateLimited', { status: 429, retryAfterMs: 2000 }],
+    ['BadRequest', { status: 400 }],
+  ] as const)(
+    'keeps a %s cut after delivered deltas as it is when the call continues cut streams',
+    (cls, extra) => {
+      const facts = { class: cls, ...extra, message: 'cut' };
+      expect(failedAttempt({ ...facts, deltasDelivered: 7, continueOnCut: true })).toEqual({
+        failure: { class: cls, ...('retryAfterMs' in extra ? { retryAfterMs: extra.retryAfterMs } : {}) },
+        record: facts,
+      });
+      // Without `continueOnCut`, the same facts stop the call.
+      expect(failedAttempt({ ...facts, deltasDelivered: 7 }).failure).toEqual({ class: 'StreamInterrupted' });
+    },
+  );
+
   it('reads a timeout type by name, by TIMEOUT_TYPE_ name and by proto number alike', () => {
     expect(timeoutTypeOf('HEARTBEAT')).toBe('HEARTBEAT');
     expect(timeoutTypeOf('TIMEOUT_TYPE_HEARTBEAT')).toBe('HEARTBEAT');

@@ -22,6 +22,14 @@ describe("a ModelCallFailed line per attempt: backend, class, status, then the p
       '[backend 0 local:fast] ServerError 502: Bad gateway from upstream',
     ],
     [
+      'a cut stream the call continues: how much it delivered',
+      {
+        failure: { class: 'ConnectionLost', message: 'the stream ended without its finish event' },
+        deliveredChars: 42,
+      },
+      '[backend 0 local:fast] ConnectionLost (cut after 42 characters delivered): the stream ended without its finish event',
+    ],
+    [
       'no status: the class, then the message',
       { failure: { class: 'ConnectFailed', message: 'connect ECONNREFUSED' } },
       '[backend 0 local:fast] ConnectFailed: connect ECONNREFUSED',

@@ -14,13 +14,24 @@ describe('the stream setting of a call', () => {
     expect(streamOf({ stream: { batchMs: 60_000 } })).toEqual({ batchMs: 60_000 });
   });
 
+  it("stops a cut stream by default, and continues it with `onCut: 'continue'`", () => {
+    expect(streamOf({ stream: { onCut: 'stop' } })).toEqual({ batchMs: 500 });
+    expect(streamOf({ stream: { onCut: 'continue' } })).toEqual({ batchMs: 500, onCut: 'continue' });
+    expect(streamOf({ stream: { batchMs: 20, onCut: 'continue' } })).toEqual({
+      batchMs: 20,
+      onCut: 'continue',
+    });
+  });
+
   it.each([
     [{ batchMs: 9 }, /`stream\.batchMs`: must be a whole number of milliseconds from 10 to 60000 \(got 9\)/],
     [{ batchMs: 60_001 }, /`stream\.batchMs`/],
     [{ batchMs: 12.5 }, /`stream\.batchMs`/],
     [{ batchMs: '100' }, /`stream\.batchMs`/],
-    [{ batch: 100 }, /`stream\.batch`: unknown field; the only field is `batchMs`/],
-    ['yes', /`stream`: must be `true`, `false` or `\{ batchMs \}`/],
+    [{ batch: 100 }, /`stream\.batch`: unknown field; the fields are `batchMs` and `onCut`/],
+    [{ onCut: 'retry' }, /`stream\.onCut`: must be 'stop' .* or 'continue' .*; got "retry"/],
+    [{ onCut: true }, /`stream\.onCut`/],
+    ['yes', /`stream`: must be `true`, `false` or `\{ batchMs, onCut \}`/],
     [[true], /`stream`: must be/],
   ])('refuses %j, naming the field and the fix', (stream, message) => {
     expect(() => validateCallInput({ model: 'local:x', prompt: 'hi', stream })).toThrow(message);
@@ -31,6 +42,12 @@ describe('the stream setting of a call', () => {
       /`stream\.batchMs`/,
     );
     expect(() => validateTurnInput({ model: 'local:x', prompt: 'hi', stream: true })).not.toThrow();
+    expect(() =>
+      validateTurnInput({ model: 'local:x', prompt: 'hi', stream: { onCut: 'continue' } }),
+    ).not.toThrow();
+    expect(() =>
+      validateTurnInput({ model: 'local:x', prompt: 'hi', stream: { onCut: 'resume' } as never }),
+    ).toThrow(/`stream\.onCut`/);
   });
 });
 
