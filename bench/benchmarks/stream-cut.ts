@@ -274,14 +274,14 @@ export interface CutCell {
   instructions: number;
   medianCallMs: number;
   medianTokens: number;
-  /** Median call time and tokens over an uncut call's on the same provider. */
+  /** Median call time and tokens over an uncut call's. */
   latencyRatio: number;
   tokensRatio: number;
 }
 
 function cellOf(calls: CutCall[], mode: ContinueMode, variant: Variant): CutCell {
   const mine = calls.filter((c) => c.mode === mode && c.variant === variant);
-  const baseline = baselineOf(calls, variant);
+  const baseline = baselineOf(calls);
   const forms = mine.flatMap((c) => c.forms);
   const medianCallMs = median(mine.map((c) => c.callMs));
   const medianTokens = median(mine.map((c) => c.tokens));
@@ -306,9 +306,12 @@ function cellOf(calls: CutCall[], mode: ContinueMode, variant: Variant): CutCell
   };
 }
 
-/** The uncut calls on the variant's provider. */
-function baselineOf(calls: CutCall[], variant: Variant): CutCall[] {
-  return calls.filter((c) => c.mode === 'uncut' && PROVIDER[c.variant] === PROVIDER[variant]);
+/**
+ * The uncut calls, both providers' together: the loopback answers both alike, and one pooled median is steadier on
+ * a busy machine than two small ones.
+ */
+function baselineOf(calls: CutCall[]): CutCall[] {
+  return calls.filter((c) => c.mode === 'uncut');
 }
 
 function pct(share: number): string {
@@ -323,7 +326,7 @@ export function streamCutResult(plan: CutPlan, calls: CutCall[]) {
     variants.map((v) => show(cell(mode, v))).join(' / ');
   const continued = ['instruction', 'prefill'] as const;
   const baselines = (['instruction', 'prefill'] as const).map((v) => {
-    const b = baselineOf(calls, v);
+    const b = calls.filter((c) => c.mode === 'uncut' && PROVIDER[c.variant] === PROVIDER[v]);
     return {
       provider: PROVIDER[v],
       calls: b.length,
@@ -367,7 +370,7 @@ export function streamCutResult(plan: CutPlan, calls: CutCall[]) {
           'next column (by instruction, an overlap of 20 characters or more is trimmed and a shorter one, a ' +
           'preamble or a restart after a short cut is published as the model sent it; with a prefill, everything ' +
           'the model sent is).',
-        'Latency and tokens: medians over an uncut call of the same answer on the same provider. Tokens as a ' +
+        'Latency and tokens: medians over an uncut call of the same answer (both providers pooled). Tokens as a ' +
           "provider bills them: each request's input (the delivered text too, for a continuation) and the output " +
           'it actually sent.',
       ],
@@ -415,7 +418,8 @@ export function streamCutResult(plan: CutPlan, calls: CutCall[]) {
       modes: [...CONTINUE_MODES],
       variants: [...VARIANTS],
     },
-    figures: { cells, baselines, calls },
+    // Each call without its texts (their lengths, and whether the subscriber read the call's text, say enough).
+    figures: { cells, baselines, calls: calls.map(compact) },
     tables,
     notes: [
       `Delivered twice by model-retry, all cells: ${sum(cells.map((c) => c.deliveredTwice))} characters ` +
@@ -427,5 +431,15 @@ export function streamCutResult(plan: CutPlan, calls: CutCall[]) {
           `${across(mode, VARIANTS, (c) => fmtRatio(c.tokensRatio))} of an uncut call.`,
       ),
     ],
+  };
+}
+
+function compact({ text, read, ...call }: CutCall) {
+  return {
+    ...call,
+    textChars: text.length,
+    readChars: read.length,
+    readIsText: read === text,
+    complete: text === MEANT,
   };
 }
