@@ -326,42 +326,43 @@ describe('every benchmark at --quick size', () => {
     expect(Object.keys(figures.cost.ratios)).toContain('moduleCpu.aiSdkVsCallModel');
   });
 
-  it('stream-cut: nothing delivered twice; stop stops every cut call, continue completes the exact ones by instruction', () => {
+  it('stream-cut: nothing delivered twice; stop stops every cut call, continue completes the exact ones, by instruction and by prefill', () => {
     type Cell = {
       mode: string;
-      onCut: 'stop' | 'continue';
+      variant: 'stop' | 'instruction' | 'prefill';
       calls: number;
       succeeded: number;
       complete: number;
       deliveredTwice: number;
       readMismatch: number;
+      prefills: number;
       instructions: number;
-      latencyRatio: number;
       tokensRatio: number;
     };
     const { figures } = read('stream-cut').result as unknown as {
-      figures: { cells: Cell[]; baseline: { complete: number } };
+      figures: { cells: Cell[]; baselines: { complete: number }[] };
     };
-    expect(figures.baseline.complete).toBe(1);
-    expect(figures.cells).toHaveLength(12);
+    expect(figures.baselines.map((b) => b.complete)).toEqual([1, 1]);
+    expect(figures.cells).toHaveLength(18);
     for (const c of figures.cells) {
-      const name = `${c.mode} ${c.onCut}`;
+      const name = `${c.mode} ${c.variant}`;
       expect(c.calls, name).toBeGreaterThan(0);
       expect(c.deliveredTwice, name).toBe(0);
       expect(c.readMismatch, name).toBe(0);
-      if (c.onCut === 'stop') {
+      if (c.variant === 'stop') {
         // Every call was cut after some of its text was delivered: `stop` ends it there, as before.
-        expect([c.succeeded, c.complete, c.instructions], name).toEqual([0, 0, 0]);
+        expect([c.succeeded, c.complete, c.prefills, c.instructions], name).toEqual([0, 0, 0, 0]);
       } else {
         expect(c.succeeded, name).toBe(c.calls);
-        // The loopback's provider is OpenAI-compatible: a continuation asks by instruction.
-        expect(c.instructions, name).toBe(c.calls);
+        // One continuation per call, in the form the model takes.
+        const forms = c.variant === 'prefill' ? [c.calls, 0] : [0, c.calls];
+        expect([c.prefills, c.instructions], name).toEqual(forms);
         expect(c.tokensRatio, name).toBeGreaterThan(0);
       }
     }
-    const complete = (mode: string) =>
-      figures.cells.find((c) => c.mode === mode && c.onCut === 'continue')?.complete;
-    expect(complete('exact')).toBe(1);
-    expect(complete('nothing')).toBe(0);
+    const complete = (mode: string, variant: string) =>
+      figures.cells.find((c) => c.mode === mode && c.variant === variant)?.complete;
+    expect([complete('exact', 'instruction'), complete('exact', 'prefill')]).toEqual([1, 1]);
+    expect([complete('nothing', 'instruction'), complete('nothing', 'prefill')]).toEqual([0, 0]);
   });
 });
