@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { IMAGE_TOKENS } from '../../common/token-estimate.js';
-import type { Backend, Fault, Moment, Neighbour, PlanShape, RetryAfter, Scenario } from './scenario.js';
+import type {
+  Backend,
+  ContinueMode,
+  Fault,
+  Moment,
+  Neighbour,
+  PlanShape,
+  RetryAfter,
+  Scenario,
+} from './scenario.js';
 
 /**
  * fast-check generators of scenarios. Weights keep most cases cheap (waits of tens of ms, fast faults) and make
@@ -137,19 +146,31 @@ const HANG_FREE: Fault = { kind: 'status', status: 503, delayMs: 0 };
 
 const budget = fc.record({ maxTotalTokens: fc.integer({ min: 0, max: 120 }) });
 
+/** How a continuation answers: mostly the exact rest, sometimes one of the ways a model bends it. */
+const continueMode: fc.Arbitrary<ContinueMode> = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('exact' as const) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<ContinueMode>('repeat-little', 'repeat-lot', 'restart', 'preamble', 'nothing'),
+  },
+);
+
 /** A neighbour call; its chain's indexes are taken modulo the main chain's length (and made unique) below. */
 const neighbour: fc.Arbitrary<Neighbour> = fc
   .record({
     chain: fc.array(fc.nat(2), { minLength: 1, maxLength: 3 }),
     plan,
     stream: fc.boolean(),
+    continues: fc.boolean(),
     startMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 300 })),
     // As often as the main call's: a cancel in 1 case of 4, a budget in 1 of 5.
     cancel: fc.option(moment, { freq: 3, nil: undefined }),
     budget: fc.option(budget, { freq: 4, nil: undefined }),
   })
-  .map(({ cancel, budget: b, ...n }) => ({
+  .map(({ cancel, budget: b, continues, ...n }) => ({
     ...n,
+    // A streamed neighbour continues cut streams in one case of two.
+    ...(n.stream && continues ? { onCut: 'continue' as const } : {}),
     ...(cancel !== undefined ? { cancel } : {}),
     ...(b !== undefined ? { budget: b } : {}),
   }));
@@ -172,11 +193,17 @@ export const scenario: fc.Arbitrary<Scenario> = fc
       chain: fc.array(backend, { minLength: 1, maxLength: 3 }),
       plan,
       stream: fc.boolean(),
+      // A streamed call continues cut streams in one case of two; its scripts answer continuations.
+      onCut: fc.boolean(),
+      continueMode,
       cancel: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: moment }),
       kill: fc.oneof(
         { weight: 7, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.record({ request: fc.integer({ min: 1, max: 2 }) }) },
       ),
+      // Under `continue`, a kill lands a little after its request arrived, so that it often cuts a stream that
+      // has delivered part of its text (a streamed answer there takes about 150 ms: see `scripts.ts`).
+      killPlusMs: fc.oneof(fc.constant(0), fc.integer({ min: 20, max: 160 })),
       // Small enough that the worst case of an attempt (about 13 input tokens plus the largest output seen) or a
       // billed failure (an empty answer reports its usage) can pass it within a few attempts.
       budget: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: budget }),
@@ -230,8 +257,11 @@ export const scenario: fc.Arbitrary<Scenario> = fc
           )
         : s.chain;
     const out: Scenario = { chain, plan: s.plan, stream: s.stream };
+    const continues = s.stream && s.onCut === true;
+    if (continues) out.onCut = 'continue';
     if (s.cancel !== undefined) out.cancel = s.cancel;
-    if (s.kill !== undefined && s.cancel === undefined) out.kill = s.kill;
+    if (s.kill !== undefined && s.cancel === undefined)
+      out.kill = continues && s.killPlusMs ? { ...s.kill, plusMs: s.killPlusMs } : s.kill;
     if (s.slowChecks !== undefined) {
       out.slowChecks = s.slowChecks;
       if (s.duringCheck?.what === 'cancel') {
@@ -264,5 +294,9 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         out.limits = { ...s.limits, maxInFlight: 1 };
       }
     }
+    // The mode of the scripts' continuations, when a call of the case continues cut streams.
+    const anyContinues = continues || (out.neighbours ?? []).some((n) => n.onCut === 'continue');
+    if (anyContinues && s.continueMode !== undefined && s.continueMode !== 'exact')
+      out.continueMode = s.continueMode;
     return out;
   });

@@ -61,15 +61,18 @@ const RACE_MS = 500;
  * The outcomes a request answered by `fault` may be recorded with: `succeeded` or a failure class. `timeoutMs`
  * is the attempt's own timeout T; a fault slower than T is a `ResponseTimeout`, one near T may be either.
  * `stream` is the request's; `scriptsStream` the one the fault's loopback step was built for (`stepOf`), which
- * differs for a neighbour's request on the main call's scripts.
+ * differs for a neighbour's request on the main call's scripts. `continueOnCut`: the call continues cut streams
+ * (`stream.onCut: 'continue'`), where a cut keeps its own class, never `StreamInterrupted`.
  */
 export function expectedOutcomes(
   fault: Fault,
   stream: boolean,
   timeoutMs: number,
   scriptsStream = stream,
+  continueOnCut = false,
 ): string[] {
-  const own = scriptsStream === stream ? ownOutcomes(fault, stream) : crossedOutcomes(fault, stream);
+  const outcomes = scriptsStream === stream ? ownOutcomes(fault, stream) : crossedOutcomes(fault, stream);
+  const own = continueOnCut ? outcomes.filter((o) => o !== 'StreamInterrupted') : outcomes;
   const delay = fault.kind === 'hang' ? Infinity : 'delayMs' in fault ? fault.delayMs : 0;
   if (delay > timeoutMs + RACE_MS) return ['ResponseTimeout'];
   if (delay >= timeoutMs - RACE_MS) return [...own, 'ResponseTimeout'];

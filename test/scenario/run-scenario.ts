@@ -45,12 +45,15 @@ export async function runScenario(
   workers: ScenarioWorkers,
   s: Scenario,
 ): Promise<GroupEvidence> {
+  // When a call of the case continues cut streams, the scripts answer continuations (in the case's mode).
+  const continuing = s.onCut === 'continue' || (s.neighbours ?? []).some((n) => n.onCut === 'continue');
+  const continues = continuing ? (s.continueMode ?? 'exact') : undefined;
   const models = s.chain.map((b) => {
     // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
     if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;
     if (b.kind === 'unknown') return 'nope:no-such-provider';
     const m = fx.model('sc');
-    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream));
+    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream, continues));
     // The last step repeats, so the provider never runs out (the plan bounds the attempts). Neighbours share the
     // script: which step a request gets depends on the order of arrival, and each request says which it got.
     const last = steps.length - 1;
@@ -85,7 +88,7 @@ export async function runScenario(
   const killing = s.kill
     ? at(
         'request' in s.kill
-          ? { at: 'request', request: s.kill.request, plusMs: 0 }
+          ? { at: 'request', request: s.kill.request, plusMs: s.kill.plusMs ?? 0 }
           : { at: 'check', check: s.kill.check },
         main.requests,
         () => mainClosed,
@@ -121,6 +124,7 @@ function neighbourScenario(s: Scenario, n: Neighbour): Scenario {
     chain,
     plan: n.plan,
     stream: n.stream,
+    ...(n.onCut ? { onCut: n.onCut } : {}),
     ...(n.stream !== s.stream ? { scriptsStream: s.stream } : {}),
     ...(n.cancel ? { cancel: n.cancel } : {}),
     ...(n.budget ? { budget: n.budget } : {}),

@@ -1,4 +1,5 @@
 import {
+  continuing,
   cutMidBody,
   dropBeforeResponse,
   fail,
@@ -8,16 +9,33 @@ import {
   quotaExhausted,
 } from '../../loopback/index.js';
 import type { Step } from '../../loopback/index.js';
-import type { Fault, RetryAfter } from './scenario.js';
+import type { ContinueMode, Fault, RetryAfter } from './scenario.js';
 
 /** The text every successful answer carries, and its streamed deltas. */
 export const ANSWER_CHUNKS = ['alpha ', 'beta ', 'gamma ', 'delta'];
 export const ANSWER = ANSWER_CHUNKS.join('');
+/**
+ * The text a backend means when a call of the case continues cut streams: long enough that a cut after three of its
+ * words has delivered the 20 characters from which a repeated head is trimmed. Streamed word by word.
+ */
+export const CONTINUE_ANSWER = 'alpha bravo charlie delta echo foxtrot golf hotel';
+/** The pause between two of its words: a kill a little after a request often lands mid-stream. */
+const CONTINUE_CHUNK_MS = 20;
 /** What a clean stream cut delivers before it ends without a finish chunk. */
 export const CLEAN_CUT_TEXT = 'partial ';
 
-/** The loopback step that plays `fault` for model `modelId` (a plain or a streamed request). */
-export function stepOf(f: Fault, modelId: string, stream: boolean): Step {
+/**
+ * The loopback step that plays `fault` for model `modelId` (a plain or a streamed request). With `continues` (a
+ * call of the case continues cut streams), an answer and a stream cut continue the text a request delivered, in
+ * that mode: the step after a cut answers the continuation.
+ */
+export function stepOf(f: Fault, modelId: string, stream: boolean, continues?: ContinueMode): Step {
+  if (continues !== undefined && (f.kind === 'ok' || f.kind === 'stream-cut')) {
+    const cut = f.kind === 'stream-cut' && stream ? { cutAfterChunks: f.chunks } : {};
+    const wait = f.kind === 'ok' ? delay(f.delayMs) : {};
+    if (f.kind === 'stream-cut' && !stream) return cutMidBody(0.5, { text: CONTINUE_ANSWER });
+    return continuing(CONTINUE_ANSWER, continues, { chunkDelayMs: CONTINUE_CHUNK_MS, ...cut, ...wait });
+  }
   switch (f.kind) {
     case 'ok':
       return ok(ANSWER, { chunks: ANSWER_CHUNKS, chunkDelayMs: 5, ...delay(f.delayMs) });

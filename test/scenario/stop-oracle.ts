@@ -43,6 +43,10 @@ export function checkStopReason(
   actual: string | undefined,
   models: readonly string[] = [],
 ): Violation[] {
+  // A call that continues cut streams never stops for a cut: the cut keeps its class and the plan decides.
+  if (s.onCut === 'continue' && actual === 'stream-interrupted') {
+    return [{ invariant: 'stop-reason', message: "stopped stream-interrupted under onCut 'continue'" }];
+  }
   const last = attempts.at(-1);
   if (last === undefined) {
     if (actual === 'budget' && overBudget(s, attempts, models, [0]).all) return [];
