@@ -161,15 +161,27 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
               console.log(formatHistory(call.history.events ?? []).join('\n'));
             for (const r of call.records) {
               const failure = r.failure ? `${r.failure.class}: ${r.failure.message}` : '';
+              const delivered =
+                r.deliveredChars === undefined
+                  ? ''
+                  : ` delivered ${r.deliveredChars}${r.continues ? ` continuing ${r.continues}` : ''}`;
               console.log(
-                `  ${call.workflowId} ${r.modelCallId} ${r.startedAt} .. ${r.endedAt} ${r.outcome} ${failure}`,
+                `  ${call.workflowId} ${r.modelCallId} ${r.startedAt} .. ${r.endedAt} ${r.outcome}${delivered} ${failure}`,
               );
+            }
+            for (const item of call.streamItems ?? []) {
+              if (item.kind === 'delta')
+                console.log(`    delta ${item.offset} ${item.delta.modelCallId} ${JSON.stringify(item.delta.text)}`);
             }
             for (const q of call.requests) {
               const ended = q.endedAt === undefined ? '?' : new Date(q.endedAt).toISOString();
               const id = q.headers['x-request-id'] ?? '';
+              const asked = q.continuation
+                ? ` continuing ${JSON.stringify(q.continuation.delivered)} (${q.continuation.form})`
+                : '';
+              const answer = q.answer !== undefined ? ` answered ${JSON.stringify(q.answer)}` : '';
               console.log(
-                `    request ${id} ${new Date(q.receivedAt).toISOString()} .. ${ended} ${q.outcome}`,
+                `    request ${id} ${new Date(q.receivedAt).toISOString()} .. ${ended} ${q.outcome}${asked}${answer}`,
               );
             }
           }
