@@ -193,9 +193,18 @@ export const scenario: fc.Arbitrary<Scenario> = fc
       chain: fc.array(backend, { minLength: 1, maxLength: 3 }),
       plan,
       stream: fc.boolean(),
-      // A streamed call continues cut streams in one case of two; its scripts answer continuations.
-      onCut: fc.boolean(),
+      // A streamed call continues cut streams in two cases of three; its scripts answer continuations.
+      onCut: fc.oneof(
+        { weight: 2, arbitrary: fc.constant(true) },
+        { weight: 1, arbitrary: fc.constant(false) },
+      ),
       continueMode,
+      // Under `continue`, a case in two begins with a stream cut after some words on its first loopback backend (a
+      // cut is otherwise one fault in twenty): the continuation is what these cases are about.
+      leadCut: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
+      ),
       cancel: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: moment }),
       kill: fc.oneof(
         { weight: 7, arbitrary: fc.constant(undefined) },
@@ -256,8 +265,17 @@ export const scenario: fc.Arbitrary<Scenario> = fc
               : b,
           )
         : s.chain;
-    const out: Scenario = { chain, plan: s.plan, stream: s.stream };
     const continues = s.stream && s.onCut === true;
+    const first = chain.findIndex((b) => b.kind === 'loopback');
+    const cutFirst = continues && s.leadCut !== undefined && first !== -1;
+    const cutChain = cutFirst
+      ? chain.map((b, i) =>
+          i === first && b.kind === 'loopback'
+            ? { ...b, faults: [{ kind: 'stream-cut' as const, chunks: s.leadCut as number }, ...b.faults] }
+            : b,
+        )
+      : chain;
+    const out: Scenario = { chain: cutChain, plan: s.plan, stream: s.stream };
     if (continues) out.onCut = 'continue';
     if (s.cancel !== undefined) out.cancel = s.cancel;
     if (s.kill !== undefined && s.cancel === undefined)
@@ -287,7 +305,7 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     if (s.limits !== undefined) out.limits = s.limits;
     if (s.secondWorker === true) out.secondWorker = true;
     if (s.neighbours !== undefined && s.neighbours.length > 0) {
-      out.neighbours = s.neighbours.map((n) => fitNeighbour(n, chain));
+      out.neighbours = s.neighbours.map((n) => fitNeighbour(n, cutChain));
       // Health in 1 case of 3 and a slot limit in 1 of 6 would seldom meet neighbours: shared ones are the point.
       if (s.shareFleet === true) {
         out.health = true;

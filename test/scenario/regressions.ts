@@ -91,4 +91,16 @@ export const REGRESSIONS: Scenario[] = [
     onCut: 'continue',
     continueMode: 'restart',
   },
+  // C3: the worker killed while the answer streams: the attempt is lost after part of its text reached the stream,
+  // and the next attempt, on another worker, continues it.
+  {
+    chain: [
+      { kind: 'loopback', faults: [{ kind: 'ok', delayMs: 0 }] },
+      { kind: 'loopback', faults: [{ kind: 'ok', delayMs: 0 }] },
+    ],
+    plan: { waits: [10], maxAttempts: 3, attemptTimeoutMs: 2000 },
+    stream: true,
+    onCut: 'continue',
+    kill: { request: 1, plusMs: 90 },
+  },
 ];

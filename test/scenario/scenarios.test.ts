@@ -171,7 +171,9 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
             }
             for (const item of call.streamItems ?? []) {
               if (item.kind === 'delta')
-                console.log(`    delta ${item.offset} ${item.delta.modelCallId} ${JSON.stringify(item.delta.text)}`);
+                console.log(
+                  `    delta ${item.offset} ${item.delta.modelCallId} ${JSON.stringify(item.delta.text)}`,
+                );
             }
             for (const q of call.requests) {
               const ended = q.endedAt === undefined ? '?' : new Date(q.endedAt).toISOString();

@@ -21,6 +21,8 @@ export const ANSWER = ANSWER_CHUNKS.join('');
 export const CONTINUE_ANSWER = 'alpha bravo charlie delta echo foxtrot golf hotel';
 /** The pause between two of its words: a kill a little after a request often lands mid-stream. */
 const CONTINUE_CHUNK_MS = 20;
+/** How long a continuing stream stalls before its cut. */
+const CUT_PAUSE_MS = 80;
 /** What a clean stream cut delivers before it ends without a finish chunk. */
 export const CLEAN_CUT_TEXT = 'partial ';
 
@@ -31,7 +33,10 @@ export const CLEAN_CUT_TEXT = 'partial ';
  */
 export function stepOf(f: Fault, modelId: string, stream: boolean, continues?: ContinueMode): Step {
   if (continues !== undefined && (f.kind === 'ok' || f.kind === 'stream-cut')) {
-    const cut = f.kind === 'stream-cut' && stream ? { cutAfterChunks: f.chunks } : {};
+    // The stream stalls before its cut, long enough that what it sent reaches the stream (an attempt drops the
+    // batch it had not sent yet when it fails): a cut after deltas is then a cut after delivered text.
+    const cut =
+      f.kind === 'stream-cut' && stream ? { cutAfterChunks: f.chunks, cutPauseMs: CUT_PAUSE_MS } : {};
     const wait = f.kind === 'ok' ? delay(f.delayMs) : {};
     if (f.kind === 'stream-cut' && !stream) return cutMidBody(0.5, { text: CONTINUE_ANSWER });
     return continuing(CONTINUE_ANSWER, continues, { chunkDelayMs: CONTINUE_CHUNK_MS, ...cut, ...wait });
