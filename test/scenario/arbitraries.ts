@@ -175,6 +175,11 @@ const neighbour: fc.Arbitrary<Neighbour> = fc
     ...(b !== undefined ? { budget: b } : {}),
   }));
 
+/** The fault a continuing case begins with: a cut, or a stall, after some words. */
+function leadFault(lead: { chunks: number; stall: boolean }): Fault {
+  return { kind: lead.stall ? 'stall' : 'stream-cut', chunks: lead.chunks };
+}
+
 /** The neighbour as it runs beside `chain`: backends of that chain, and no plan-less call on a backend that hangs. */
 function fitNeighbour(n: Neighbour, chain: Backend[]): Neighbour {
   const indexes = [...new Set(n.chain.map((i) => i % chain.length))];
@@ -201,9 +206,19 @@ export const scenario: fc.Arbitrary<Scenario> = fc
       continueMode,
       // Under `continue`, a case in two begins with a stream cut after some words on its first loopback backend (a
       // cut is otherwise one fault in twenty): the continuation is what these cases are about.
+      // One lead cut in three is a stall past the attempt's timeout instead (a ResponseTimeout after delivering).
       leadCut: fc.oneof(
         { weight: 1, arbitrary: fc.constant(undefined) },
-        { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            chunks: fc.integer({ min: 1, max: 3 }),
+            stall: fc.oneof(
+              { weight: 2, arbitrary: fc.constant(false) },
+              { weight: 1, arbitrary: fc.constant(true) },
+            ),
+          }),
+        },
       ),
       cancel: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: moment }),
       kill: fc.oneof(
@@ -271,7 +286,7 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     const cutChain = cutFirst
       ? chain.map((b, i) =>
           i === first && b.kind === 'loopback'
-            ? { ...b, faults: [{ kind: 'stream-cut' as const, chunks: s.leadCut as number }, ...b.faults] }
+            ? { ...b, faults: [leadFault(s.leadCut as { chunks: number; stall: boolean }), ...b.faults] }
             : b,
         )
       : chain;

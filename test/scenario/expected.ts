@@ -85,7 +85,8 @@ export function expectedOutcomes(
  * events where JSON was expected. Built for a plain request, met by a stream: both are `cut`.
  */
 function crossedOutcomes(fault: Fault, stream: boolean): string[] {
-  if (fault.kind === 'stream-cut') return stream ? ownOutcomes({ kind: 'cut' }, true) : ['succeeded'];
+  if (fault.kind === 'stream-cut' || fault.kind === 'stall')
+    return stream ? ownOutcomes({ kind: 'cut' }, true) : ['succeeded'];
   if (fault.kind === 'clean-cut') return stream ? ownOutcomes({ kind: 'cut' }, true) : ['ParseFailed'];
   return ownOutcomes(fault, stream);
 }
@@ -103,6 +104,12 @@ function ownOutcomes(fault: Fault, stream: boolean): string[] {
     case 'stream-cut':
       if (!stream) return ['ConnectionLost'];
       return fault.chunks === 0 ? ['ConnectionLost'] : ['StreamInterrupted', 'ConnectionLost'];
+    case 'stall':
+      // It times out during the stall, or (with no plan: a timeout of minutes) breaks after it.
+      if (!stream) return ['ConnectionLost'];
+      return fault.chunks === 0
+        ? ['ResponseTimeout', 'ConnectionLost']
+        : ['StreamInterrupted', 'ResponseTimeout', 'ConnectionLost'];
     case 'clean-cut':
       // A stream that ends without its finish event is ConnectionLost, StreamInterrupted once a delta got out.
       return stream ? ['StreamInterrupted', 'ConnectionLost'] : ['ConnectionLost'];

@@ -185,7 +185,7 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
 
 /** Whether a fault sends any text before it ends. */
 function canDeliver(fault: Fault): boolean {
-  return ['ok', 'cut', 'stream-cut', 'clean-cut'].includes(fault.kind);
+  return ['ok', 'cut', 'stream-cut', 'stall', 'clean-cut'].includes(fault.kind);
 }
 
 /** Leeway for the activity's own clock readings, a little after the record's `startedAt`. */

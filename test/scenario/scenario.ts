@@ -30,6 +30,11 @@ export type Fault =
   | { kind: 'cut' }
   /** A streamed answer whose connection is destroyed after `chunks` deltas (a plain request: `cut`). */
   | { kind: 'stream-cut'; chunks: number }
+  /**
+   * A streamed answer that stalls after `chunks` deltas, longer than any generated attempt timeout, and then breaks
+   * (a plain request: `cut`): the attempt times out after part of its text was delivered.
+   */
+  | { kind: 'stall'; chunks: number }
   /** A streamed answer that ends cleanly with no finish chunk and no `[DONE]` (a plain request: `cut`). */
   | { kind: 'clean-cut' }
   /** A 200 with no text and finish reason `length` (a model that spent its tokens thinking). */
@@ -221,7 +226,8 @@ function describeFault(f: Fault): string {
       return `${f.quota ? 'quota' : ''}${f.status}${ra}${sr}${f.delayMs ? `~${f.delayMs}` : ''}`;
     }
     case 'stream-cut':
-      return `stream-cut:${f.chunks}`;
+    case 'stall':
+      return `${f.kind}:${f.chunks}`;
     case 'ok':
     case 'drop':
       return `${f.kind}${f.delayMs ? `~${f.delayMs}` : ''}`;

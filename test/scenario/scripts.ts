@@ -23,6 +23,8 @@ export const CONTINUE_ANSWER = 'alpha bravo charlie delta echo foxtrot golf hote
 const CONTINUE_CHUNK_MS = 20;
 /** How long a continuing stream stalls before its cut. */
 const CUT_PAUSE_MS = 80;
+/** How long a `stall` stalls: longer than any generated attempt timeout. */
+const STALL_MS = 2500;
 /** What a clean stream cut delivers before it ends without a finish chunk. */
 export const CLEAN_CUT_TEXT = 'partial ';
 
@@ -32,11 +34,20 @@ export const CLEAN_CUT_TEXT = 'partial ';
  * that mode: the step after a cut answers the continuation.
  */
 export function stepOf(f: Fault, modelId: string, stream: boolean, continues?: ContinueMode): Step {
-  if (continues !== undefined && (f.kind === 'ok' || f.kind === 'stream-cut')) {
+  if (f.kind === 'stall' && !stream) return cutMidBody(0.5, { text: continues ? CONTINUE_ANSWER : ANSWER });
+  if (f.kind === 'stall' && continues === undefined) {
+    return ok(ANSWER, {
+      chunks: ANSWER_CHUNKS,
+      chunkDelayMs: 5,
+      cutAfterChunks: f.chunks,
+      cutPauseMs: STALL_MS,
+    });
+  }
+  if (continues !== undefined && (f.kind === 'ok' || f.kind === 'stream-cut' || f.kind === 'stall')) {
     // The stream stalls before its cut, long enough that what it sent reaches the stream (an attempt drops the
     // batch it had not sent yet when it fails): a cut after deltas is then a cut after delivered text.
-    const cut =
-      f.kind === 'stream-cut' && stream ? { cutAfterChunks: f.chunks, cutPauseMs: CUT_PAUSE_MS } : {};
+    const pause = f.kind === 'stall' ? STALL_MS : CUT_PAUSE_MS;
+    const cut = f.kind !== 'ok' && stream ? { cutAfterChunks: f.chunks, cutPauseMs: pause } : {};
     const wait = f.kind === 'ok' ? delay(f.delayMs) : {};
     if (f.kind === 'stream-cut' && !stream) return cutMidBody(0.5, { text: CONTINUE_ANSWER });
     return continuing(CONTINUE_ANSWER, continues, { chunkDelayMs: CONTINUE_CHUNK_MS, ...cut, ...wait });
@@ -68,6 +79,8 @@ export function stepOf(f: Fault, modelId: string, stream: boolean, continues?: C
       return malformed('invalid-json');
     case 'hang':
       return hang();
+    case 'stall':
+      throw new Error('unreachable: a stall is played above');
   }
 }
 
