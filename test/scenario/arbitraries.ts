@@ -204,6 +204,10 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         { weight: 1, arbitrary: fc.constant(false) },
       ),
       continueMode,
+      wide: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
       // Under `continue`, a case in two begins with a stream cut after some words on its first loopback backend (a
       // cut is otherwise one fault in twenty): the continuation is what these cases are about.
       // One lead cut in three is a stall past the attempt's timeout instead (a ResponseTimeout after delivering).
@@ -331,5 +335,7 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     const anyContinues = continues || (out.neighbours ?? []).some((n) => n.onCut === 'continue');
     if (anyContinues && s.continueMode !== undefined && s.continueMode !== 'exact')
       out.continueMode = s.continueMode;
+    // A case in four continues a text of wide characters (not with a mode that repeats UTF-16 units).
+    if (anyContinues && s.wide === true && !(out.continueMode ?? '').startsWith('repeat')) out.wide = true;
     return out;
   });

@@ -107,6 +107,13 @@ describe('checkDelivery (onCut continue)', () => {
     expect(messages(f).some((m) => m.startsWith('the answer is'))).toBe(true);
   });
 
+  it("finds an answer whose content's text is not its text", () => {
+    expect(messages({ ...good(), resultContentText: 'charlie delta echo foxtrot golf hotel' })).toEqual([
+      `the answer's content holds the text "charlie delta echo foxtrot golf hotel", its text is ${JSON.stringify(TEXT)}`,
+    ]);
+    expect(checkDelivery({ ...good(), resultContentText: TEXT })).toEqual([]);
+  });
+
   it('finds a deliveredChars that is not what the stream holds, counted in code points', () => {
     const f = good();
     f.records[0] = { ...(f.records[0] as AttemptRecord), deliveredChars: 11 };
@@ -214,8 +221,41 @@ describe('checkDelivery (onCut continue)', () => {
       resultText: delivered + TEXT,
     };
     expect(messages(untrimmed)).toEqual([
-      `c1.2 trimmed 0 characters of ${JSON.stringify(TEXT)}; the overlap rule trims 20`,
+      `c1.2 trimmed 0 characters of ${JSON.stringify(TEXT)}; the overlap rule trims 20 (its head repeats the ` +
+        'last 20 characters delivered, 20 UTF-16 units; the rule trims a repeat of at least 20 characters)',
     ]);
+  });
+
+  it('counts the overlap in characters, not UTF-16 units', () => {
+    // Three words of three wide characters each: 12 characters, 21 UTF-16 units. A restart repeats them: fewer than
+    // 20 characters, so nothing is trimmed and the restart is published as the model sent it.
+    const word = (c: string) => `${c}${c}${c} `;
+    const delivered = ['\u{1F34E}', '\u{1F350}', '\u{1F34A}'].map(word).join('');
+    const whole = `${delivered}${word('\u{1F34B}')}`;
+    expect(overlap(delivered, whole)).toBe(0);
+    const facts = (trimmed: number, published: string): DeliveryFacts => ({
+      records: [
+        record(1, { deliveredChars: 12 }),
+        record(2, {
+          outcome: 'succeeded',
+          deliveredChars: [...published].length,
+          continues: 'c1.1',
+          continuation: { form: 'instruction', ...(trimmed ? { trimmed } : {}) },
+        }),
+      ],
+      items: streamOf(['c1.1', delivered], ['c1.2', published]),
+      resultText: delivered + published,
+      requests: new Map([
+        ['c1.1', { answer: whole }],
+        ['c1.2', { continuation: { delivered, form: 'instruction' as const }, answer: whole }],
+      ]),
+      wholeAnswers: [whole],
+    });
+    expect(checkDelivery(facts(0, whole))).toEqual([]);
+    // Trimmed by UTF-16 units: 21 units taken for 21 characters.
+    expect(messages(facts(21, word('\u{1F34B}')))[0]).toMatch(
+      /^c1\.2 trimmed 21 characters .*; the overlap rule trims 0 \(its head repeats the last 12 characters delivered, 21 UTF-16 units/,
+    );
   });
 
   it('finds text an attempt delivered that its provider never sent', () => {
@@ -244,6 +284,13 @@ describe('outcomes and stop reasons under onCut continue', () => {
       expect(expectedOutcomes(fault, true, T, true, true)).toEqual(['ConnectionLost']);
       expect(expectedOutcomes(fault, true, T, true, false)).toContain('StreamInterrupted');
     }
+    // A stall past the attempt's timeout after delivering: the timeout's class (or, with no plan, the cut's).
+    expect(new Set(expectedOutcomes({ kind: 'stall', chunks: 2 }, true, 1000, true, true))).toEqual(
+      new Set(['ResponseTimeout', 'ConnectionLost']),
+    );
+    expect(expectedOutcomes({ kind: 'stall', chunks: 2 }, true, 1000, true, false)).toContain(
+      'StreamInterrupted',
+    );
   });
 
   it('a call under continue never stops stream-interrupted', () => {

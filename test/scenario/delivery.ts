@@ -7,6 +7,7 @@
 import { StreamedText } from '../../client/call-stream.js';
 import type { CallStreamItem } from '../../client/call-stream.js';
 import type { AttemptRecord } from '../../common/call.js';
+import { KNOWN } from './stop-oracle.js';
 import type { Violation } from './stop-oracle.js';
 
 /** What a provider request of one attempt carried and got, as the loopback recorded it. */
@@ -23,6 +24,8 @@ export interface DeliveryFacts {
   items: CallStreamItem[];
   /** The call's answer text, when it succeeded. */
   resultText?: string;
+  /** The text parts of its answer's content, joined (when it has content). */
+  resultContentText?: string;
   /** The call stopped without an answer (not cancelled): what its failure said was delivered. */
   stopped?: { partialText?: string };
   /** Each attempt's provider request, by `modelCallId` (absent: the attempt sent none). */
@@ -53,10 +56,26 @@ export function overlap(delivered: string, continuation: string): number {
   return 0;
 }
 
+/** How many characters of the end of `delivered` the start of `continuation` repeats (any length). */
+function longestRepeat(delivered: string, continuation: string): number {
+  const tail = codePoints(delivered);
+  const head = codePoints(continuation);
+  for (let k = Math.min(tail.length, head.length); k > 0; k -= 1) {
+    if (tail.slice(tail.length - k).join('') === head.slice(0, k).join('')) return k;
+  }
+  return 0;
+}
+
+/** The UTF-16 units of the last `chars` characters of `text`. */
+function unitsOf(text: string, chars: number): number {
+  return codePoints(text).slice(-chars).join('').length;
+}
+
 /** Every delivery invariant of a call under `onCut: 'continue'`; an empty list when all hold. */
 export function checkDelivery(f: DeliveryFacts): Violation[] {
   const out: Violation[] = [];
-  const v = (message: string) => out.push({ invariant: 'continue', message });
+  const v = (message: string, known?: string) =>
+    out.push({ invariant: 'continue', message, ...(known !== undefined ? { known } : {}) });
 
   const offsets = f.items.flatMap((i) => (i.offset === undefined ? [] : [i.offset]));
   if (new Set(offsets).size !== offsets.length) v('an offset was delivered twice');
@@ -114,6 +133,15 @@ export function checkDelivery(f: DeliveryFacts): Violation[] {
   if (f.resultText !== undefined && f.resultText !== all) {
     v(`the answer is ${JSON.stringify(f.resultText)}, subscribers read ${JSON.stringify(all)}`);
   }
+  if (
+    f.resultContentText !== undefined &&
+    f.resultText !== undefined &&
+    f.resultContentText !== f.resultText
+  ) {
+    v(
+      `the answer's content holds the text ${JSON.stringify(f.resultContentText)}, its text is ${JSON.stringify(f.resultText)}`,
+    );
+  }
   if (f.stopped !== undefined && (f.stopped.partialText ?? '') !== all) {
     v(
       `stopped with partialText ${JSON.stringify(f.stopped.partialText)}, subscribers read ${JSON.stringify(all)}`,
@@ -133,7 +161,7 @@ function checkRequest(
   before: string,
   text: string,
   wholeAnswers: readonly string[],
-  v: (message: string) => void,
+  v: (message: string, known?: string) => void,
 ): void {
   const where = r.modelCallId;
   const asked = sent.continuation;
@@ -157,23 +185,41 @@ function checkRequest(
     v(`${where} trimmed ${trimmed} characters of its head`);
   }
   const published = (whole: string) => codePoints(whole).slice(trimmed).join('');
+  const answer = sent.answer;
+  // A whole answer to a continuation: the head it trimmed is the rule's (in characters: code points).
+  if (answer !== undefined && asked !== undefined && r.outcome === 'succeeded') {
+    const rule = asked.form === 'instruction' ? overlap(before, answer) : 0;
+    if (trimmed !== rule) {
+      const repeat = longestRepeat(before, answer);
+      v(
+        `${where} trimmed ${trimmed} characters of ${JSON.stringify(answer)}; the overlap rule trims ${rule} ` +
+          `(its head repeats the last ${repeat} characters delivered, ${unitsOf(before, repeat)} UTF-16 units; ` +
+          `the rule trims a repeat of at least ${MIN_OVERLAP} characters)`,
+        // Trimmed a repeat of fewer characters, counted in UTF-16 units.
+        repeat > 0 && trimmed === unitsOf(before, repeat) && trimmed !== repeat
+          ? KNOWN.overlapUnits
+          : undefined,
+      );
+    }
+  }
   // A step that does not continue (or a request it answered whole) sent one of the scripts' texts.
-  const answers = sent.answer !== undefined ? [sent.answer] : wholeAnswers;
+  const answers = answer !== undefined ? [answer] : wholeAnswers;
   if (!answers.some((a) => published(a).startsWith(text))) {
     v(
       `${where} delivered ${JSON.stringify(text)}, not what the provider sent after ${trimmed} trimmed ` +
         `characters (${answers.map((a) => JSON.stringify(a)).join(' or ')})`,
+      // What it sent after as many UTF-16 units: the head was trimmed by units.
+      answers.some((a) => a.slice(trimmed).startsWith(text)) ? KNOWN.overlapUnits : undefined,
     );
     return;
   }
-  const answer = sent.answer;
-  if (answer === undefined || asked === undefined || r.outcome !== 'succeeded') return;
-  // A whole answer: the attempt delivered all of it past the head, and the head trimmed is the rule's.
-  if (text !== published(answer)) {
+  // A whole answer: the attempt delivered all of it past the head.
+  if (
+    answer !== undefined &&
+    asked !== undefined &&
+    r.outcome === 'succeeded' &&
+    text !== published(answer)
+  ) {
     v(`${where} answered ${JSON.stringify(answer)} but delivered ${JSON.stringify(text)}`);
-  }
-  const rule = asked.form === 'instruction' ? overlap(before, answer) : 0;
-  if (trimmed !== rule) {
-    v(`${where} trimmed ${trimmed} characters of ${JSON.stringify(answer)}; the overlap rule trims ${rule}`);
   }
 }

@@ -7,7 +7,7 @@ import { attemptWorkers } from './fleet-invariants.js';
 import type { RecordedRequest } from '../../loopback/index.js';
 import type { Evidence } from './run-scenario.js';
 import type { Fault } from './scenario.js';
-import { ANSWER, CLEAN_CUT_TEXT, CONTINUE_ANSWER } from './scripts.js';
+import { ANSWER, CLEAN_CUT_TEXT, CONTINUE_ANSWER, CONTINUE_WIDE } from './scripts.js';
 import { checkActions, checkBudget, checkStopReason, KNOWN } from './stop-oracle.js';
 import type { Attempt, Violation } from './stop-oracle.js';
 
@@ -260,7 +260,7 @@ function checkStream(e: Evidence, out: Violation[]): void {
     });
   }
   for (const [id, text] of byAttempt) {
-    if ([ANSWER, CONTINUE_ANSWER, CLEAN_CUT_TEXT].every((whole) => !whole.startsWith(text))) {
+    if ([ANSWER, CONTINUE_ANSWER, CONTINUE_WIDE, CLEAN_CUT_TEXT].every((whole) => !whole.startsWith(text))) {
       out.push({
         invariant: 'stream',
         message: `${id} delivered ${JSON.stringify(text)}, more than the provider sent`,
@@ -306,11 +306,18 @@ function deliveryFacts(e: Evidence): Parameters<typeof checkDelivery>[0] {
     records: e.records,
     items: e.streamItems ?? [],
     ...(result && e.status === 'COMPLETED' ? { resultText: result.output.text } : {}),
+    ...(result?.output.content && e.status === 'COMPLETED'
+      ? {
+          resultContentText: result.output.content
+            .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+            .join(''),
+        }
+      : {}),
     ...(details && e.status === 'FAILED'
       ? { stopped: details.partialText !== undefined ? { partialText: details.partialText } : {} }
       : {}),
     requests,
-    wholeAnswers: [ANSWER, CONTINUE_ANSWER, CLEAN_CUT_TEXT],
+    wholeAnswers: [ANSWER, CONTINUE_ANSWER, CONTINUE_WIDE, CLEAN_CUT_TEXT],
   };
 }
 

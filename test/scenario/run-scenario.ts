@@ -5,7 +5,7 @@ import { deadProvider, loopbackProvider } from './fleet.js';
 import { at, sleep, startCall } from './run-call.js';
 import type { Evidence, RunningCall } from './run-call.js';
 import type { Neighbour, Scenario } from './scenario.js';
-import { stepOf } from './scripts.js';
+import { CONTINUE_ANSWER, CONTINUE_WIDE, stepOf } from './scripts.js';
 
 export { retryOf } from './run-call.js';
 export type { Evidence } from './run-call.js';
@@ -47,7 +47,8 @@ export async function runScenario(
 ): Promise<GroupEvidence> {
   // When a call of the case continues cut streams, the scripts answer continuations (in the case's mode).
   const continuing = s.onCut === 'continue' || (s.neighbours ?? []).some((n) => n.onCut === 'continue');
-  const continues = continuing ? (s.continueMode ?? 'exact') : undefined;
+  const text = s.wide ? CONTINUE_WIDE : CONTINUE_ANSWER;
+  const continues = continuing ? { mode: s.continueMode ?? 'exact', text } : undefined;
   const models = s.chain.map((b) => {
     // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
     if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;

@@ -117,6 +117,11 @@ export interface Scenario {
    * a neighbour continues cut streams. @default 'exact'
    */
   continueMode?: ContinueMode;
+  /**
+   * The scripts' continuing text is made of characters of two UTF-16 units each (`CONTINUE_WIDE`): delivered text
+   * and its overlap are counted in characters, not units. Not with the `repeat-*` modes (the loopback repeats units).
+   */
+  wide?: true;
   cancel?: Moment;
   /**
    * Shut the worker down `plusMs` after the `request`-th request arrived (or while the call's `check`-th local
@@ -185,7 +190,7 @@ export function describeScenario(s: Scenario): string {
   const plan = s.plan === false ? 'no plan' : JSON.stringify(s.plan);
   const extra = [
     s.stream ? 'stream' : '',
-    s.onCut ? `onCut continue (${s.continueMode ?? 'exact'})` : '',
+    s.onCut ? `onCut continue (${s.continueMode ?? 'exact'}${s.wide ? ', wide text' : ''})` : '',
     s.cancel ? `cancel@${JSON.stringify(s.cancel)}` : '',
     s.kill ? `kill@${killMoment(s.kill)}` : '',
     s.slowChecks ? `slow checks ${s.slowChecks} ms` : '',

@@ -19,6 +19,13 @@ export const ANSWER = ANSWER_CHUNKS.join('');
  * words has delivered the 20 characters from which a repeated head is trimmed. Streamed word by word.
  */
 export const CONTINUE_ANSWER = 'alpha bravo charlie delta echo foxtrot golf hotel';
+/**
+ * The same with characters outside the Basic Multilingual Plane (two UTF-16 units each, one character): three of
+ * its words are 12 characters, 21 UTF-16 units.
+ */
+export const CONTINUE_WIDE =
+  '\u{1F34E}\u{1F34E}\u{1F34E} \u{1F350}\u{1F350}\u{1F350} \u{1F34A}\u{1F34A}\u{1F34A} \u{1F34B}\u{1F34B}\u{1F34B} ' +
+  '\u{1F34C}\u{1F34C}\u{1F34C} \u{1F349}\u{1F349}\u{1F349} \u{1F347}\u{1F347}\u{1F347} \u{1F353}\u{1F353}\u{1F353}';
 /** The pause between two of its words: a kill a little after a request often lands mid-stream. */
 const CONTINUE_CHUNK_MS = 20;
 /** How long a continuing stream stalls before its cut. */
@@ -33,8 +40,13 @@ export const CLEAN_CUT_TEXT = 'partial ';
  * call of the case continues cut streams), an answer and a stream cut continue the text a request delivered, in
  * that mode: the step after a cut answers the continuation.
  */
-export function stepOf(f: Fault, modelId: string, stream: boolean, continues?: ContinueMode): Step {
-  if (f.kind === 'stall' && !stream) return cutMidBody(0.5, { text: continues ? CONTINUE_ANSWER : ANSWER });
+export function stepOf(
+  f: Fault,
+  modelId: string,
+  stream: boolean,
+  continues?: { mode: ContinueMode; text: string },
+): Step {
+  if (f.kind === 'stall' && !stream) return cutMidBody(0.5, { text: continues?.text ?? ANSWER });
   if (f.kind === 'stall' && continues === undefined) {
     return ok(ANSWER, {
       chunks: ANSWER_CHUNKS,
@@ -49,8 +61,8 @@ export function stepOf(f: Fault, modelId: string, stream: boolean, continues?: C
     const pause = f.kind === 'stall' ? STALL_MS : CUT_PAUSE_MS;
     const cut = f.kind !== 'ok' && stream ? { cutAfterChunks: f.chunks, cutPauseMs: pause } : {};
     const wait = f.kind === 'ok' ? delay(f.delayMs) : {};
-    if (f.kind === 'stream-cut' && !stream) return cutMidBody(0.5, { text: CONTINUE_ANSWER });
-    return continuing(CONTINUE_ANSWER, continues, { chunkDelayMs: CONTINUE_CHUNK_MS, ...cut, ...wait });
+    if (f.kind === 'stream-cut' && !stream) return cutMidBody(0.5, { text: continues.text });
+    return continuing(continues.text, continues.mode, { chunkDelayMs: CONTINUE_CHUNK_MS, ...cut, ...wait });
   }
   switch (f.kind) {
     case 'ok':
