@@ -204,6 +204,10 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         { weight: 1, arbitrary: fc.constant(false) },
       ),
       continueMode,
+      prefill: fc.oneof(
+        { weight: 2, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
       wide: fc.oneof(
         { weight: 3, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
@@ -335,6 +339,8 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     const anyContinues = continues || (out.neighbours ?? []).some((n) => n.onCut === 'continue');
     if (anyContinues && s.continueMode !== undefined && s.continueMode !== 'exact')
       out.continueMode = s.continueMode;
+    // A case in three asks its continuations with a prefill.
+    if (anyContinues && s.prefill === true) out.prefill = true;
     // A case in four continues a text of wide characters (not with a mode that repeats UTF-16 units).
     if (anyContinues && s.wide === true && !(out.continueMode ?? '').startsWith('repeat')) out.wide = true;
     return out;

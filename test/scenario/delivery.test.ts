@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CallStreamItem } from '../../client/call-stream.js';
 import type { AttemptRecord } from '../../common/call.js';
-import { checkDelivery, overlap } from './delivery.js';
+import { checkDelivery, movedOutRepeat, overlap } from './delivery.js';
 import type { DeliveryFacts, SentRequest } from './delivery.js';
 import { expectedOutcomes } from './expected.js';
-import { checkStopReason } from './stop-oracle.js';
+import { checkActions, checkStopReason } from './stop-oracle.js';
 import type { Scenario } from './scenario.js';
 
 /**
@@ -315,5 +315,39 @@ describe('outcomes and stop reasons under onCut continue', () => {
       } as Partial<AttemptRecord>),
     };
     expect(checkStopReason(stop, [interrupted], 'stream-interrupted')).toEqual([]);
+  });
+
+  it("a backend's first 400 to a prefill is retried with an instruction, the next 400 is the plan's", () => {
+    const s: Scenario = {
+      chain: [{ kind: 'loopback', faults: [] }],
+      plan: { waits: [10, 10, 10], maxAttempts: 4, attemptTimeoutMs: 1000, retriesPerBackend: 3 },
+      stream: true,
+      onCut: 'continue',
+      prefill: true,
+    };
+    const failed = (n: number, cls: string, action: string, form?: 'prefill' | 'instruction') => ({
+      record: record(n, {
+        failure: { class: cls, message: cls, action, ...(cls === 'BadRequest' ? { status: 400 } : {}) },
+        ...(form ? { continuation: { form }, continues: 'c1.1' } : {}),
+      } as Partial<AttemptRecord>),
+    });
+    const cut = failed(1, 'ConnectionLost', 'retry-same');
+    const refused = failed(2, 'BadRequest', 'retry-same', 'prefill');
+    const end = { record: record(4, { outcome: 'succeeded' }) };
+    expect(
+      checkActions(s, [cut, refused, failed(3, 'ServerError', 'retry-same', 'instruction'), end]),
+    ).toEqual([]);
+    // A 400 to the instruction aborts, as any 400 does.
+    const again = failed(3, 'BadRequest', 'abort', 'instruction');
+    expect(checkStopReason(s, [cut, refused, again], 'non-retryable')).toEqual([]);
+    expect(
+      checkActions(s, [cut, failed(2, 'BadRequest', 'abort', 'prefill'), end]).map((v) => v.invariant),
+    ).toEqual(['action']);
+  });
+
+  it("a prefill's trim is the moved-out whitespace its answer repeats", () => {
+    expect(movedOutRepeat('alpha bravo ', ' charlie')).toBe(1);
+    expect(movedOutRepeat('alpha bravo ', 'charlie')).toBe(0);
+    expect(movedOutRepeat('alpha bravo', ' charlie')).toBe(0);
   });
 });

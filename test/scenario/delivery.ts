@@ -66,6 +66,18 @@ function longestRepeat(delivered: string, continuation: string): number {
   return 0;
 }
 
+/**
+ * A prefill's rule: the delivered text's trailing whitespace is moved out of the prefill, and the characters of the
+ * answer's start that repeat it are left out (the model sends that whitespace again, or not).
+ */
+export function movedOutRepeat(delivered: string, answer: string): number {
+  const movedOut = codePoints(delivered.slice(delivered.trimEnd().length));
+  const head = codePoints(answer);
+  let k = 0;
+  while (k < movedOut.length && head[k] === movedOut[k]) k += 1;
+  return k;
+}
+
 /** The UTF-16 units of the last `chars` characters of `text`. */
 function unitsOf(text: string, chars: number): number {
   return codePoints(text).slice(-chars).join('').length;
@@ -181,14 +193,16 @@ function checkRequest(
     }
   }
   const trimmed = r.continuation?.trimmed ?? 0;
-  if (trimmed !== 0 && (asked === undefined || trimmed < MIN_OVERLAP)) {
+  // An instruction's trim is a repeat of at least 20 characters; a prefill's, the whitespace moved out of it.
+  const tooShort = asked?.form === 'instruction' && trimmed < MIN_OVERLAP;
+  if (trimmed !== 0 && (asked === undefined || tooShort)) {
     v(`${where} trimmed ${trimmed} characters of its head`);
   }
   const published = (whole: string) => codePoints(whole).slice(trimmed).join('');
   const answer = sent.answer;
   // A whole answer to a continuation: the head it trimmed is the rule's (in characters: code points).
   if (answer !== undefined && asked !== undefined && r.outcome === 'succeeded') {
-    const rule = asked.form === 'instruction' ? overlap(before, answer) : 0;
+    const rule = asked.form === 'instruction' ? overlap(before, answer) : movedOutRepeat(before, answer);
     if (trimmed !== rule) {
       const repeat = longestRepeat(before, answer);
       v(

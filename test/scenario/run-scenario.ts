@@ -1,7 +1,7 @@
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';
 import type { ActivityDeps } from '../../activities/index.js';
-import { deadProvider, loopbackProvider } from './fleet.js';
+import { deadProvider, loopbackProvider, nextPrefillModel } from './fleet.js';
 import { at, sleep, startCall } from './run-call.js';
 import type { Evidence, RunningCall } from './run-call.js';
 import type { Neighbour, Scenario } from './scenario.js';
@@ -53,7 +53,7 @@ export async function runScenario(
     // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
     if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;
     if (b.kind === 'unknown') return 'nope:no-such-provider';
-    const m = fx.model('sc');
+    const m = { id: (s.prefill ? nextPrefillModel() : undefined) ?? fx.model('sc').id };
     const steps = b.faults.map((f) => stepOf(f, m.id, s.stream, continues));
     // The last step repeats, so the provider never runs out (the plan bounds the attempts). Neighbours share the
     // script: which step a request gets depends on the order of arrival, and each request says which it got.

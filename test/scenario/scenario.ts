@@ -122,6 +122,11 @@ export interface Scenario {
    * and its overlap are counted in characters, not units. Not with the `repeat-*` modes (the loopback repeats units).
    */
   wide?: true;
+  /**
+   * The loopback backends are models that take a prefill: a continuation asks with the delivered text as the start
+   * of the answer (its trailing whitespace moved out), and a 400 to it is answered once with an instruction.
+   */
+  prefill?: true;
   cancel?: Moment;
   /**
    * Shut the worker down `plusMs` after the `request`-th request arrived (or while the call's `check`-th local
@@ -190,7 +195,9 @@ export function describeScenario(s: Scenario): string {
   const plan = s.plan === false ? 'no plan' : JSON.stringify(s.plan);
   const extra = [
     s.stream ? 'stream' : '',
-    s.onCut ? `onCut continue (${s.continueMode ?? 'exact'}${s.wide ? ', wide text' : ''})` : '',
+    s.onCut
+      ? `onCut continue (${s.continueMode ?? 'exact'}${s.wide ? ', wide text' : ''}${s.prefill ? ', prefill' : ''})`
+      : '',
     s.cancel ? `cancel@${JSON.stringify(s.cancel)}` : '',
     s.kill ? `kill@${killMoment(s.kill)}` : '',
     s.slowChecks ? `slow checks ${s.slowChecks} ms` : '',
