@@ -8,6 +8,7 @@ import { limits } from './benchmarks/limits.js';
 import { outage } from './benchmarks/outage.js';
 import { replay } from './benchmarks/replay.js';
 import { retryOverhead } from './benchmarks/retry-overhead.js';
+import { streamCut } from './benchmarks/stream-cut.js';
 import { streaming } from './benchmarks/streaming.js';
 import { turn } from './benchmarks/turn.js';
 import type { Benchmark } from './lib/benchmark.js';
@@ -29,6 +30,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   outage,
   turn,
   cluster,
+  streamCut,
 ];
 
 export function benchmarkNames(): string[] {

@@ -1,4 +1,14 @@
-import { reasoningOf, textChunks, textOf, toolCallsOf, usageOf, wordChunks } from './format.js';
+import {
+  contentText,
+  lastAssistantOf,
+  listOf,
+  reasoningOf,
+  textChunks,
+  textOf,
+  toolCallsOf,
+  usageOf,
+  wordChunks,
+} from './format.js';
 import type { AnswerContext, ProviderFormat, Reasoning, StreamEvent } from './format.js';
 import type { OkStep } from './steps.js';
 
@@ -103,6 +113,12 @@ export const anthropicFormat: ProviderFormat = {
 
   wrongShape(ctx) {
     return { id: messageId(ctx), type: 'message', model: ctx.model, note: 'loopback provider: no content' };
+  },
+
+  lastAssistant(body) {
+    return lastAssistantOf(listOf(body, 'messages'), (m) =>
+      m.role === 'assistant' ? contentText(m.content, ['text']) : undefined,
+    );
   },
 
   event,

@@ -52,6 +52,55 @@ export interface ProviderFormat {
   event(value: unknown): string;
   /** What ends a stream of this API that carries no answer (OpenAI's `[DONE]`). */
   streamEnd: string;
+  /** The text of the request's last assistant message, in this API's request shape (absent for embeddings). */
+  lastAssistant?(body: unknown): AssistantTail | undefined;
+}
+
+/** The text of a request's last assistant message (thoughts and tool calls left out). */
+export interface AssistantTail {
+  text: string;
+  /** It is the request's last message (a prefill), not followed by another (e.g. an instruction). */
+  last: boolean;
+}
+
+/**
+ * The last item of `items` that `textOf` reads as an assistant message (undefined: not one), and whether it is the
+ * last item of all.
+ */
+export function lastAssistantOf(
+  items: unknown,
+  textOf: (item: Record<string, unknown>) => string | undefined,
+): AssistantTail | undefined {
+  if (!Array.isArray(items)) return undefined;
+  for (let i = items.length - 1; i >= 0; i -= 1) {
+    const item: unknown = items[i];
+    if (typeof item !== 'object' || item === null) continue;
+    const text = textOf(item as Record<string, unknown>);
+    if (text !== undefined) return { text, last: i === items.length - 1 };
+  }
+  return undefined;
+}
+
+/** A message's content as text: a string, or the `text` of its parts of the given types joined. */
+export function contentText(content: unknown, partTypes: readonly string[]): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: unknown) =>
+      typeof part === 'object' &&
+      part !== null &&
+      'text' in part &&
+      typeof part.text === 'string' &&
+      (!('type' in part) || partTypes.includes(part.type as string))
+        ? part.text
+        : '',
+    )
+    .join('');
+}
+
+/** The `messages` (or other list) of a JSON request body. */
+export function listOf(body: unknown, key: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[key] : undefined;
 }
 
 /** A tool call with every default filled in. */

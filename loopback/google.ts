@@ -1,4 +1,14 @@
-import { reasoningOf, textChunks, textOf, toolCallsOf, usageOf, wordChunks } from './format.js';
+import {
+  contentText,
+  lastAssistantOf,
+  listOf,
+  reasoningOf,
+  textChunks,
+  textOf,
+  toolCallsOf,
+  usageOf,
+  wordChunks,
+} from './format.js';
 import type { AnswerContext, ErrorFields, ProviderFormat, StreamEvent, ToolCall } from './format.js';
 import type { OkStep } from './steps.js';
 
@@ -68,6 +78,20 @@ export const googleFormat: ProviderFormat = {
 
   wrongShape(ctx) {
     return { ...head(ctx), note: 'loopback provider: malformed on purpose (no candidates)' };
+  },
+
+  // A model turn's text is its parts' texts, thoughts (`thought: true`) left out.
+  lastAssistant(body) {
+    return lastAssistantOf(listOf(body, 'contents'), (c) =>
+      c.role === 'model' && Array.isArray(c.parts)
+        ? contentText(
+            c.parts.filter(
+              (p: unknown) => !(typeof p === 'object' && p !== null && 'thought' in p && p.thought === true),
+            ),
+            ['text'],
+          )
+        : undefined,
+    );
   },
 
   event,

@@ -8,6 +8,7 @@ import { googleFormat } from './google.js';
 import { openaiFormat } from './openai.js';
 import { openaiResponsesFormat } from './openai-responses.js';
 import { embeddingFormatOf } from './embeddings.js';
+import { answerContinuation, continuationOf } from './continuation.js';
 import { geminiPath, recordOf } from './record.js';
 import type { RecordedRequest, UnexpectedRequest } from './record.js';
 import { perform } from './respond.js';
@@ -81,6 +82,8 @@ async function answer(
   const embeddings = record.method === 'POST' ? embeddingFormatOf(record.path, record.body) : undefined;
   const format = embeddings ?? formatOf(record.method, record.path);
   if (format === undefined) return refuse(deps, record, res, 404, openaiFormat, `no route for ${route}`);
+  const continuation = continuationOf(format.lastAssistant?.(record.body));
+  if (continuation !== undefined) record.continuation = continuation;
   if (record.model === undefined) {
     const why = `request to ${record.path} has no "model" in its JSON body`;
     return refuse(deps, record, res, 400, format, why);
@@ -95,7 +98,9 @@ async function answer(
   const ctx = { seq: record.seq, model: record.model };
   const { stream, headers } = record;
   const deltaSent = (): void => void (record.deltasSentAt ??= []).push(Date.now());
-  return perform(served.step, { req, res, format, ctx, stream, headers, rawBody, signal, deltaSent });
+  const step = served.step.kind === 'ok' ? answerContinuation(served.step, continuation) : served.step;
+  if (step !== served.step && step.kind === 'ok') record.answer = step.text ?? '';
+  return perform(step, { req, res, format, ctx, stream, headers, rawBody, signal, deltaSent });
 }
 
 /** Fails loudly: answers an error in the provider's format and notes the surprise. */

@@ -16,8 +16,11 @@ export { ANY_MODEL } from './script.js';
 export { LOOPBACK_EMBEDDING_DIMENSIONS, loopbackEmbedding } from './embeddings.js';
 export { InvalidScriptError, parseStep, parseSteps } from './validate.js';
 export type { RecordedRequest, RequestOutcome, UnexpectedRequest } from './record.js';
+export { CONTINUE_MODES, CONTINUE_PREAMBLE, CONTINUE_REPEAT_DEFAULTS } from './steps.js';
+export type { RequestContinuation } from './continuation.js';
 export {
   always,
+  continuing,
   contextTooLong,
   cutMidBody,
   describeStep,
@@ -35,6 +38,8 @@ export {
   toolCall,
 } from './steps.js';
 export type {
+  ContinueMode,
+  ContinuesSpec,
   CutStep,
   DropStep,
   EchoAuthStep,

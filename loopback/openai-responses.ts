@@ -1,4 +1,14 @@
-import { reasoningOf, textChunks, textOf, toolCallsOf, usageOf, wordChunks } from './format.js';
+import {
+  contentText,
+  lastAssistantOf,
+  listOf,
+  reasoningOf,
+  textChunks,
+  textOf,
+  toolCallsOf,
+  usageOf,
+  wordChunks,
+} from './format.js';
 import type { AnswerContext, ProviderFormat, Reasoning, StreamEvent, ToolCall } from './format.js';
 import { openaiFormat } from './openai.js';
 import type { OkStep } from './steps.js';
@@ -119,6 +129,15 @@ export const openaiResponsesFormat: ProviderFormat = {
 
   wrongShape(ctx) {
     return { ...head(ctx), note: 'loopback provider: malformed on purpose (no output)' };
+  },
+
+  // An assistant message item of `input` (`type: 'message'` or none): its content a string or output_text parts.
+  lastAssistant(body) {
+    return lastAssistantOf(listOf(body, 'input'), (item) =>
+      item.role === 'assistant' && (item.type === undefined || item.type === 'message')
+        ? contentText(item.content, ['output_text', 'text'])
+        : undefined,
+    );
   },
 
   event,

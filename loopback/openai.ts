@@ -1,4 +1,14 @@
-import { reasoningOf, textChunks, textOf, toolCallsOf, usageOf, wordChunks } from './format.js';
+import {
+  contentText,
+  lastAssistantOf,
+  listOf,
+  reasoningOf,
+  textChunks,
+  textOf,
+  toolCallsOf,
+  usageOf,
+  wordChunks,
+} from './format.js';
 import type { AnswerContext, ProviderFormat, StreamEvent } from './format.js';
 import type { OkStep } from './steps.js';
 
@@ -83,6 +93,12 @@ export const openaiFormat: ProviderFormat = {
 
   wrongShape(ctx) {
     return { ...head(ctx, 'chat.completion'), note: 'loopback provider: malformed on purpose (no choices)' };
+  },
+
+  lastAssistant(body) {
+    return lastAssistantOf(listOf(body, 'messages'), (m) =>
+      m.role === 'assistant' ? contentText(m.content, ['text']) : undefined,
+    );
   },
 
   event,

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { embeddingRoute } from './embeddings.js';
+import type { RequestContinuation } from './continuation.js';
 import type { ProviderApi } from './format.js';
 import type { Step } from './steps.js';
 
@@ -38,6 +39,13 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The body parsed as JSON; the raw text when it is not JSON; undefined when empty. */
   body: unknown;
+  /**
+   * The text the request delivered (its last assistant message's, when not empty) and how it asked to continue
+   * it: `prefill` (that message ends the request) or `instruction` (a message follows it). Absent otherwise.
+   */
+  continuation?: RequestContinuation;
+  /** The text a step with `continues` answered this request (what the adversarial mode made of it). */
+  answer?: string;
   /** The step that answered (absent for unexpected requests). */
   step?: Step;
   /** The script the step came from (model name or `*`) and its position there. */

@@ -99,7 +99,11 @@ async function streamAnswer(step: OkStep, ex: Exchange, extra: Record<string, st
   ex.res.writeHead(200, headers(ex, SSE_TYPE, extra));
   ex.res.flushHeaders();
   for (const [i, event] of events.entries()) {
-    if (i === stopAt) return destroyAfterFlush(ex, '');
+    if (i === stopAt) {
+      const pause = step.cutPauseMs ?? 0;
+      if (pause > 0 && !(await sleep(pause, ex.signal))) return 'aborted';
+      return destroyAfterFlush(ex, '');
+    }
     if (i === endAt) break;
     const pause = event.delta ? (step.chunkDelayMs ?? 0) : 0;
     if (pause > 0 && !(await sleep(pause, ex.signal))) return 'aborted';

@@ -69,6 +69,11 @@ export interface OkStep extends StepBase {
   /** Streaming only: send this many deltas (after the provider's preamble events), then drop the connection. */
   cutAfterChunks?: number;
   /**
+   * With `cutAfterChunks`: the stream stalls this long (ms) after its last delta before the connection drops, as a
+   * stream that hangs and then breaks does (a client then has handled what it got). @default 0
+   */
+  cutPauseMs?: number;
+  /**
    * Streaming only: send this many deltas, then end the response cleanly with no finish event (no finish chunk
    * and no `[DONE]`; no `message_delta` and no `message_stop`), as a proxy that closes a stream early does.
    */
@@ -78,6 +83,49 @@ export interface OkStep extends StepBase {
    * Other formats ignore it.
    */
   blockReason?: string;
+  /**
+   * Answer as a model asked to continue a partial answer would: `text` is the whole answer the model means. When
+   * the request carries a delivered text (the text of its last assistant message: a prefill when that message is
+   * the last one, an instruction to continue when a user message follows it), the step answers what comes after
+   * it in `text`, bent by `mode`; without one it answers `text` whole, so the same step serves the first attempt
+   * (with `cutAfterChunks` and the rest). Replaces `text` and `chunks` (the answer is streamed word by word).
+   */
+  continues?: ContinuesSpec;
+}
+
+/**
+ * How a continuation answers (the adversarial ones are for tests and benchmarks):
+ * - `exact`: the rest of the text after the delivered text, nothing else;
+ * - `repeat-little`: first repeats the last `repeatChars` (default 8, under 20) delivered characters, then the rest;
+ * - `repeat-lot`: the same with `repeatChars` of at least 20 (default 40);
+ * - `restart`: the whole text again from its beginning;
+ * - `preamble`: `CONTINUE_PREAMBLE`, then the rest;
+ * - `nothing`: an empty answer that finishes normally (the model thinks the delivered text was whole).
+ */
+export const CONTINUE_MODES = [
+  'exact',
+  'repeat-little',
+  'repeat-lot',
+  'restart',
+  'preamble',
+  'nothing',
+] as const;
+export type ContinueMode = (typeof CONTINUE_MODES)[number];
+
+/** What the `preamble` mode says before the rest of the text. */
+export const CONTINUE_PREAMBLE = 'Sure, continuing from where I stopped: ';
+
+/** The repeated characters of `repeat-little` and `repeat-lot` when the step does not say (at most the delivered text). */
+export const CONTINUE_REPEAT_DEFAULTS = { 'repeat-little': 8, 'repeat-lot': 40 } as const;
+
+/** The answer an `ok` step continues (see `OkStep.continues`). */
+export interface ContinuesSpec {
+  /** The whole answer the model means. */
+  text: string;
+  /** @default 'exact' */
+  mode?: ContinueMode;
+  /** `repeat-little` (1-19, default 8) and `repeat-lot` (at least 20, default 40): characters repeated. */
+  repeatChars?: number;
 }
 
 /**
@@ -183,6 +231,20 @@ export function ok(text?: string, options: Options<OkStep, 'text'> = {}): OkStep
   return { kind: 'ok', ...(body === undefined ? {} : { text: body }), ...options };
 }
 
+/**
+ * A step that continues `text` from what the request delivered (or answers it whole when nothing was):
+ * `continuing('The quick brown fox', 'repeat-lot', { cutAfterChunks: 2 })`.
+ */
+export function continuing(
+  text: string,
+  mode: ContinueMode = 'exact',
+  options: Options<OkStep, 'text' | 'chunks' | 'continues'> & { repeatChars?: number } = {},
+): OkStep {
+  const { repeatChars, ...rest } = options;
+  const repeat = repeatChars === undefined ? {} : { repeatChars };
+  return { kind: 'ok', ...rest, continues: { text, mode, ...repeat } };
+}
+
 /** A successful answer that calls one tool. */
 export function toolCall(
   name: string,
@@ -279,6 +341,10 @@ export function describeStep(step: Step): string {
   const tail = step.repeat ? ' (repeat)' : '';
   switch (step.kind) {
     case 'ok':
+      if (step.continues !== undefined) {
+        const text = JSON.stringify(step.continues.text.slice(0, 30));
+        return `ok continues ${text} (${step.continues.mode ?? 'exact'})${tail}`;
+      }
       return `ok ${JSON.stringify((step.text ?? '').slice(0, 30))}${tail}`;
     case 'error':
       return `error ${step.status}${tail}`;

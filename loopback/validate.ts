@@ -1,4 +1,4 @@
-import { MALFORMED_SHAPES } from './steps.js';
+import { CONTINUE_MODES, MALFORMED_SHAPES } from './steps.js';
 import type { Step, StepKind } from './steps.js';
 
 /** Thrown for a script that cannot be served; the message names the field (`steps[2].status`). */
@@ -64,6 +64,30 @@ const toolCalls: Check = (v) =>
     ? undefined
     : 'must be an array of { name, id?, arguments?, signature? }';
 
+const continues: Check = (v) => {
+  const form = 'must be { text, mode?, repeatChars? }';
+  if (!isRecord(v) || typeof v.text !== 'string') return `${form} with a string text`;
+  const unknown = Object.keys(v).find((k) => !['text', 'mode', 'repeatChars'].includes(k));
+  if (unknown !== undefined) return `${form} (${unknown} is not one of its fields)`;
+  const mode = v.mode ?? 'exact';
+  if (!(CONTINUE_MODES as readonly unknown[]).includes(mode)) {
+    return `.mode must be one of ${CONTINUE_MODES.join(', ')}`;
+  }
+  if (v.repeatChars === undefined) return undefined;
+  const n = v.repeatChars;
+  if (mode === 'repeat-little') {
+    return Number.isInteger(n) && (n as number) >= 1 && (n as number) < 20
+      ? undefined
+      : '.repeatChars must be an integer 1-19 for repeat-little (repeat-lot repeats 20 or more)';
+  }
+  if (mode === 'repeat-lot') {
+    return Number.isInteger(n) && (n as number) >= 20
+      ? undefined
+      : '.repeatChars must be an integer >= 20 for repeat-lot (repeat-little repeats fewer)';
+  }
+  return `.repeatChars applies only to the modes repeat-little and repeat-lot (mode is ${String(mode)})`;
+};
+
 const common: Record<string, Check> = {
   kind: anything,
   delayMs: nonNegative,
@@ -81,8 +105,10 @@ const fields: Record<StepKind, Record<string, Check>> = {
     usage,
     chunkDelayMs: nonNegative,
     cutAfterChunks: count,
+    cutPauseMs: nonNegative,
     endAfterChunks: count,
     blockReason: string,
+    continues,
   },
   error: { status, type: string, code: string, message: string, body: anything, retryDelay: string },
   'echo-auth': { status, everywhere: boolean },
@@ -130,10 +156,23 @@ export function parseStep(value: unknown, where = 'step'): Step {
     if (check === undefined)
       throw new InvalidScriptError(`${where}.${key} is not a field of a '${kind}' step`);
     const problem = field === undefined ? undefined : check(field);
-    if (problem !== undefined) throw new InvalidScriptError(`${where}.${key} ${problem}`);
+    if (problem !== undefined) {
+      // A problem with a field inside this one names it (`.mode ...`).
+      throw new InvalidScriptError(`${where}.${key}${problem.startsWith('.') ? '' : ' '}${problem}`);
+    }
   }
   if (kind === 'error' && value.status === undefined) {
     throw new InvalidScriptError(`${where}.status is required for an 'error' step`);
+  }
+  if (
+    kind === 'ok' &&
+    value.continues !== undefined &&
+    (value.text !== undefined || value.chunks !== undefined)
+  ) {
+    const field = value.text !== undefined ? 'text' : 'chunks';
+    throw new InvalidScriptError(
+      `${where}.${field} cannot be given with continues (continues.text is the answer)`,
+    );
   }
   if (kind === 'stream-error' && value.type === undefined) {
     throw new InvalidScriptError(`${where}.type is required for a 'stream-error' step`);

@@ -18,6 +18,7 @@ import { markSending } from '../sending.js';
 import type {
   AttemptFailureDetails,
   AttemptHeartbeat,
+  ContinuationFacts,
   ModelRequestInput,
   ModelRequestResult,
 } from '../../common/attempt.js';
@@ -49,6 +50,8 @@ import type { InFlightLimits, Release } from './in-flight.js';
 import { clearToSend } from './attempt-time.js';
 import { withoutRequestText } from '../scrub.js';
 import { embedAttempt } from './embed-request.js';
+import { continuationForm, continuationPrompt, continuedAnswer, StreamGate } from './continuation.js';
+import type { ContinuationForm } from './continuation.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -87,6 +90,8 @@ export function createModelRequest(deps: ModelRequestDeps) {
    * the `CancelledFailure` when the workflow cancelled it; fails as `WorkerLost` when the worker shut down.
    * A streamed attempt (`input.stream`) publishes its text deltas as they arrive; whether any reached the
    * workflow is for the workflow to tell from its stream log, so the failure is classified as usual.
+   * An attempt with `input.continuation` asks the model to continue that text (see `continuation.ts`) and
+   * reports how (`continuation`) on its result and on its failure.
    */
   return async function modelRequest(input: ModelRequestInput): Promise<ModelRequestResult> {
     const ctx = Context.current();
@@ -100,6 +105,15 @@ export function createModelRequest(deps: ModelRequestDeps) {
     );
     let secrets: readonly string[] = [];
     let release: Release | undefined;
+    const delivered = input.continuation?.text ?? '';
+    // How this attempt asks to continue, once known; the gate of its last request says what it left out.
+    let asked: Omit<ContinuationFacts, 'trimmed'> | undefined;
+    let gate: StreamGate | undefined;
+    const continuation = (): { continuation: ContinuationFacts } | Record<string, never> => {
+      if (asked === undefined) return {};
+      const trimmed = gate?.trimmed ?? 0;
+      return { continuation: { ...asked, ...(trimmed > 0 ? { trimmed } : {}) } };
+    };
     const publisher: DeltaPublisher | undefined = input.stream
       ? createDeltaPublisher(input.modelCallId, input.stream.batchMs, deps.streamClient)
       : undefined;
@@ -107,9 +121,10 @@ export function createModelRequest(deps: ModelRequestDeps) {
       const endMs = now();
       if (observed.observation.headers !== undefined) deps.onHeaders?.(input, observed.observation.headers);
       const times: AttemptTimes = { startedAt, endedAt: new Date(endMs).toISOString() };
-      const message = withoutRequestText(observed.message, requestTexts(input.request));
+      const texts = requestTexts(input.request);
+      const message = withoutRequestText(observed.message, delivered === '' ? texts : [...texts, delivered]);
       const details = failureDetails(observed.observation, message, secrets, times, endMs);
-      return attemptFailure({ ...details, ...definedOnly(answer), ...sa });
+      return attemptFailure({ ...details, ...definedOnly(answer), ...continuation(), ...sa });
     };
     const cancelled = (): Error => {
       const outcome = cancellationOutcome(ctx);
@@ -139,6 +154,12 @@ export function createModelRequest(deps: ModelRequestDeps) {
       }
       const resolved = resolveModel(deps.providers, input.model);
       if ('observation' in resolved) throw failed(resolved);
+      // How it asks to continue is known from the model and the request: every failure from here says it. After
+      // this backend refused a prefill, the workflow asks for an instruction.
+      const prefill = resolved.prefill === true && input.continuation?.form !== 'instruction';
+      const form: ContinuationForm | undefined =
+        delivered === '' ? undefined : continuationForm(prefill, input.request, delivered);
+      if (form !== undefined) asked = { form };
       if (input.costBudget === true && resolved.pricing === undefined) throw failed(noPricing(input.model));
       secrets = resolved.secrets;
       const schema = input.output?.schema;
@@ -191,19 +212,33 @@ export function createModelRequest(deps: ModelRequestDeps) {
         );
       }
       let result: LanguageModelV4GenerateResult;
-      try {
-        markSending(ctx);
+      const holdToolInput = input.stream?.onCut === 'continue';
+      // One request; a continuation's prompt is the original with the delivered text after it.
+      const ask = async (how: ContinuationForm | undefined): Promise<LanguageModelV4GenerateResult> => {
+        const asking = how === undefined ? prompt : continuationPrompt(prompt, delivered, how);
         const instructed = schema !== undefined && resolved.jsonSchemaMode === 'json-object';
         const options = {
           ...rest,
-          prompt: instructed ? withSchemaInstructions(prompt, schema) : prompt,
+          prompt: instructed ? withSchemaInstructions(asking, schema) : asking,
           ...(schema === undefined ? {} : responseFormatOf(schema)),
           abortSignal: request.signal,
           headers: { ...headers, [REQUEST_ID_HEADER]: `${input.workflowId}/${input.modelCallId}` },
         };
-        result = publisher
-          ? await streamAnswer(resolved.model, options, publisher)
-          : await resolved.model.doGenerate(options);
+        const asks = new StreamGate({
+          ...(how === undefined ? {} : { continuation: { text: delivered, form: how } }),
+          holdToolInput,
+        });
+        gate = asks;
+        if (publisher) return streamAnswer(resolved.model, options, publisher, asks);
+        // A whole answer (not streamed) continues the text by the same head rule as a stream.
+        const whole = await resolved.model.doGenerate(options);
+        return how === undefined ? whole : continuedAnswer(whole, asks);
+      };
+      try {
+        markSending(ctx);
+        // A prefill refused with a 400 fails this attempt as `BadRequest` with `form: 'prefill'`: the workflow
+        // asks again with an instruction, as an attempt of its own (one request per attempt record).
+        result = await ask(form);
       } catch (error) {
         await publisher?.abandon();
         if (ctx.cancellationSignal.aborted) throw cancelled();
@@ -222,7 +257,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
         request.dispose();
       }
 
-      const unusable = unusableAnswer(result);
+      const unusable = unusableAnswer(result, asked !== undefined);
       // A 2xx that is still a failure was billed: its usage goes with the failure.
       if (unusable !== undefined) {
         await publisher?.abandon();
@@ -238,7 +273,7 @@ export function createModelRequest(deps: ModelRequestDeps) {
       if (result.response?.headers !== undefined)
         deps.onHeaders?.(input, result.response.headers as Record<string, string>);
       const success = successOf(result, resolved, { startedAt, endedAt: new Date(now()).toISOString() });
-      return { ...success, ...structured, ...sa };
+      return { ...success, ...structured, ...continuation(), ...sa };
     } finally {
       release?.();
       stopHeartbeat();

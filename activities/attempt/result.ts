@@ -31,9 +31,14 @@ export function toolCallsOf(result: LanguageModelV4GenerateResult): ToolCall[] {
  * `content-filter`, or a raw reason the policy knows such as `refusal`) fails as `ContentFiltered`, even with
  * partial text. An answer with neither text nor tool calls has no content: the policy makes it `OutputLimit`
  * when it stopped at the output limit (the same request would end the same way), else `ParseFailed`. An answer
- * that stopped at the limit with content is a success (its record says `finishReason: 'length'`).
+ * that stopped at the limit with content is a success (its record says `finishReason: 'length'`). An attempt that
+ * continues a cut stream (`continuing`) and adds nothing but finishes normally (`stop`) is usable: the model says
+ * the delivered text was whole.
  */
-export function unusableAnswer(result: LanguageModelV4GenerateResult): ObservedError | undefined {
+export function unusableAnswer(
+  result: LanguageModelV4GenerateResult,
+  continuing = false,
+): ObservedError | undefined {
   const { unified, raw } = result.finishReason;
   const finishReason = unified === 'content-filter' ? unified : raw;
   const reason = raw ?? unified;
@@ -44,6 +49,7 @@ export function unusableAnswer(result: LanguageModelV4GenerateResult): ObservedE
     };
   }
   if (textOf(result) === '' && toolCallsOf(result).length === 0) {
+    if (continuing && unified === 'stop') return undefined;
     // The unified reason says `length` for every family; the raw one is kept for the record's message.
     const observation = {
       status: 200,

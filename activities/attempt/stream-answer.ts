@@ -17,6 +17,7 @@ import { observeError, providerErrorOf } from './classify-error.js';
 import type { ObservedError } from './classify-error.js';
 import type { DeltaPublisher } from './delta-publisher.js';
 import { StreamContent } from './stream-content.js';
+import { StreamGate } from './continuation.js';
 import { toWire } from '../../common/request.js';
 import { STREAM_PART_TYPES } from '../../common/stream.js';
 import type { StreamPart } from '../../common/stream.js';
@@ -75,11 +76,15 @@ export function finishPart(result: LanguageModelV4GenerateResult): StreamPart {
   }) as StreamPart;
 }
 
-/** Sends `options` as a streamed request and reads it to the end. */
+/**
+ * Sends `options` as a streamed request and reads it to the end. Each part goes through `gate` (a continuation's
+ * head, held tool input): the answer is made of what it publishes, so the result says what the stream got.
+ */
 export async function streamAnswer(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   publisher: DeltaPublisher,
+  gate: StreamGate = new StreamGate(),
 ): Promise<LanguageModelV4GenerateResult> {
   const { stream, request, response } = await model.doStream(options);
   const content = new StreamContent();
@@ -87,8 +92,10 @@ export async function streamAnswer(
     if (part.type === 'error') {
       throw new StreamErrorPart(isEndWithoutFinish(part.error) ? ENDED_WITHOUT_FINISH : part.error);
     }
-    content.add(part);
-    publishPart(publisher, part);
+    for (const passed of gate.push(part)) {
+      content.add(passed);
+      publishPart(publisher, passed);
+    }
   }
   const finish = content.finish;
   // A proxy may end a stream cleanly half-way: with no finish reason from the provider, the answer is partial.

@@ -102,7 +102,7 @@ export interface OpenAIResponsesProviderConfig extends ProviderSettings {
 export interface ProviderSettings {
   /** Headers whose values are read from the worker's environment: header name -> variable name. */
   headersFromEnv?: Record<string, string>;
-  /** Settings per model (the `model` of `provider:model`): its `pricing` and its own `limits`. */
+  /** Settings per model (the `model` of `provider:model`): its `pricing`, its own `limits`, its `prefill`. */
   models?: Record<string, ModelConfig>;
   /** Fleet health settings of this provider (see `health-config.ts`). */
   health?: ProviderHealthConfig;
@@ -277,7 +277,7 @@ function checkEntry(name: string, entry: unknown): string[] {
     ),
     ...checkHeadersFromEnv(entry.headersFromEnv, `${name}.headersFromEnv`),
     ...checkLimits(entry.limits, `${name}.limits`),
-    ...checkModels(entry.models, `${name}.models`),
+    ...checkModels(entry.models, `${name}.models`, known),
     ...checkHealthConfig(entry.health, `${name}.health`),
   ];
 }

@@ -1,6 +1,7 @@
 /**
  * Settings per model in a provider's entry of the providers file (`"models": { "<model>": { ... } }`), checked
- * with the file; a model's `pricing`, which a call's cost budget counts, and its `limits`.
+ * with the file; a model's `pricing`, which a call's cost budget counts, its `limits`, and whether a cut stream is
+ * continued with a `prefill`.
  */
 import { pricingProblems } from '../../policy/index.js';
 import type { Pricing } from '../../policy/index.js';
@@ -13,15 +14,30 @@ export interface ModelConfig {
   pricing?: Pricing;
   /** Limits of this backend alone (`provider:model`); its provider's hold for it too (both hold). */
   limits?: BackendLimits;
+  /**
+   * The model takes the start of its answer as a final assistant message (a prefill) and goes on from there: a cut
+   * stream is continued that way, except with extended thinking (see `activities/attempt/continuation.ts`). Off by
+   * default: newer Anthropic models refuse prefills (a 400, after which the attempt asks once with an instruction
+   * instead). Only for provider types whose API has prefill semantics (`anthropic`, `openai-compatible`).
+   * @default false
+   */
+  prefill?: boolean;
 }
+
+/**
+ * The provider types whose API continues a final assistant message: Anthropic's messages API, and the
+ * OpenAI-compatible servers that do (vLLM's `continue_final_message`, llama.cpp, DeepSeek's prefix completion).
+ * OpenAI's own APIs and Gemini answer a final assistant message with a new turn, so a prefill there is refused.
+ */
+export const PREFILL_TYPES: readonly string[] = ['anthropic', 'openai-compatible'];
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const MODEL_FIELDS = ['pricing', 'limits'];
+const MODEL_FIELDS = ['pricing', 'limits', 'prefill'];
 
-/** `models`: model name -> `{ pricing }`, each price checked. */
-export function checkModels(value: unknown, at: string): string[] {
+/** `models`: model name -> `{ pricing, limits, prefill }`, each checked; `type` is the provider's type. */
+export function checkModels(value: unknown, at: string, type: string): string[] {
   if (value === undefined) return [];
   const example = '{ "fast": { "pricing": { "inputPerMTok": 0.15, "outputPerMTok": 0.6 } } }';
   if (!isRecord(value)) return [`\`${at}\` must be an object of model names to settings, like ${example}`];
@@ -39,8 +55,22 @@ export function checkModels(value: unknown, at: string): string[] {
       ...unknown,
       ...pricing.map((p) => `\`${p.field}\` ${p.message}`),
       ...checkLimits(entry.limits, `${here}.limits`),
+      ...checkPrefill(entry.prefill, `${here}.prefill`, type),
     ];
   });
+}
+
+function checkPrefill(value: unknown, at: string, type: string): string[] {
+  if (value === undefined) return [];
+  if (typeof value !== 'boolean') return [`\`${at}\` must be true or false, not ${JSON.stringify(value)}`];
+  if (value && !PREFILL_TYPES.includes(type)) {
+    return [
+      `\`${at}\` is not possible on provider type "${type}": its API does not continue a final assistant message ` +
+        `(prefills work on ${PREFILL_TYPES.map((t) => `"${t}"`).join(' and ')} providers); remove it, a cut ` +
+        'stream is continued there with an instruction',
+    ];
+  }
+  return [];
 }
 
 /** Every model's `pricing` in a providers config, by `provider:model`. */

@@ -47,6 +47,8 @@ export interface ResolvedModel extends ResponseReader {
   jsonSchemaMode?: JsonSchemaMode;
   /** The model's `pricing` in the providers file, when it has one. */
   pricing?: Pricing;
+  /** The model's `prefill: true` in the providers file: a cut stream is continued with a prefill. */
+  prefill?: true;
 }
 
 /** An embedding model ready for requests: as a {@link ResolvedModel}, with an AI SDK embedding model. */
@@ -236,6 +238,7 @@ export function createProviderRegistry(
         model: adapter.languageModel({ name: provider, config: sent, apiKey, baseURL, modelId, fetch }),
         secrets,
         ...(prices[`${provider}:${modelId}`] ? { pricing: prices[`${provider}:${modelId}`] } : {}),
+        ...(prefillOf(config, modelId) ? { prefill: true as const } : {}),
         ...(adapter.usage === undefined ? {} : { usage: adapter.usage }),
         ...(adapter.cost === undefined ? {} : { cost: adapter.cost }),
         ...(adapter.refineObservation === undefined ? {} : { refineObservation: adapter.refineObservation }),
@@ -323,6 +326,12 @@ class BuiltModels {
 
 /** The most model names a registry keeps built models for (a worker usually asks for a handful). */
 const MAX_BUILT_MODELS = 256;
+
+/** Whether the providers file sets `prefill: true` on `modelId` of this provider. */
+function prefillOf(config: ProviderConfig, modelId: string): boolean {
+  const models = config.models;
+  return models !== undefined && Object.hasOwn(models, modelId) && models[modelId]?.prefill === true;
+}
 
 function withoutKeys(config: ProvidersConfig, keys: readonly string[]): ProvidersConfig {
   return Object.fromEntries(Object.entries(config).filter(([name]) => !keys.includes(name)));

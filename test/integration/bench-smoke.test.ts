@@ -325,4 +325,44 @@ describe('every benchmark at --quick size', () => {
     for (const side of [aiSdk, callModel, floor]) expect(side.events).toBeGreaterThan(0);
     expect(Object.keys(figures.cost.ratios)).toContain('moduleCpu.aiSdkVsCallModel');
   });
+
+  it('stream-cut: nothing delivered twice; stop stops every cut call, continue completes the exact ones, by instruction and by prefill', () => {
+    type Cell = {
+      mode: string;
+      variant: 'stop' | 'instruction' | 'prefill';
+      calls: number;
+      succeeded: number;
+      complete: number;
+      deliveredTwice: number;
+      readMismatch: number;
+      prefills: number;
+      instructions: number;
+      tokensRatio: number;
+    };
+    const { figures } = read('stream-cut').result as unknown as {
+      figures: { cells: Cell[]; baselines: { complete: number }[] };
+    };
+    expect(figures.baselines.map((b) => b.complete)).toEqual([1, 1]);
+    expect(figures.cells).toHaveLength(18);
+    for (const c of figures.cells) {
+      const name = `${c.mode} ${c.variant}`;
+      expect(c.calls, name).toBeGreaterThan(0);
+      expect(c.deliveredTwice, name).toBe(0);
+      expect(c.readMismatch, name).toBe(0);
+      if (c.variant === 'stop') {
+        // Every call was cut after some of its text was delivered: `stop` ends it there, as before.
+        expect([c.succeeded, c.complete, c.prefills, c.instructions], name).toEqual([0, 0, 0, 0]);
+      } else {
+        expect(c.succeeded, name).toBe(c.calls);
+        // One continuation per call, in the form the model takes.
+        const forms = c.variant === 'prefill' ? [c.calls, 0] : [0, c.calls];
+        expect([c.prefills, c.instructions], name).toEqual(forms);
+        expect(c.tokensRatio, name).toBeGreaterThan(0);
+      }
+    }
+    const complete = (mode: string, variant: string) =>
+      figures.cells.find((c) => c.mode === mode && c.variant === variant)?.complete;
+    expect([complete('exact', 'instruction'), complete('exact', 'prefill')]).toEqual([1, 1]);
+    expect([complete('nothing', 'instruction'), complete('nothing', 'prefill')]).toEqual([0, 0]);
+  });
 });

@@ -7,7 +7,7 @@ import {
   streamError,
 } from '../../../loopback/index.js';
 import type { LoopbackProvider } from '../../../loopback/index.js';
-import { chat, messages, readSse } from './helpers.js';
+import { chat, messages, post, readSse, readUntilBroken } from './helpers.js';
 
 let lp: LoopbackProvider;
 beforeAll(async () => {
@@ -70,5 +70,43 @@ describe("the provider's error inside a stream (stream-error)", () => {
     expect((await chat(lp, 'm')).status).toBe(400);
     expect(() => parseStep({ kind: 'stream-error' })).toThrow(InvalidScriptError);
     expect(() => parseStep({ kind: 'stream-error' })).toThrow('step.type is required');
+  });
+});
+
+describe('a stream that stalls before its cut (cutPauseMs)', () => {
+  it('holds the connection open after the last delta, then drops it', async () => {
+    lp.script('m', [
+      ok('a b c', { cutAfterChunks: 1, cutPauseMs: 60_000 }),
+      ok('a b c', { cutAfterChunks: 1, cutPauseMs: 1 }),
+    ]);
+    const client = new AbortController();
+    const res = await post(
+      lp,
+      '/v1/chat/completions',
+      {
+        model: 'm',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      },
+      {},
+      client.signal,
+    );
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"content":"a "')) text += decoder.decode((await reader.read()).value);
+    // The delta arrived and the connection is still open: the provider is stalling.
+    expect(lp.requests('m')[0]?.outcome).toBe('pending');
+    client.abort();
+    await lp.idle();
+    expect(lp.requests('m')[0]?.outcome).toBe('client-aborted');
+
+    const { error } = await readUntilBroken(await chat(lp, 'm', { stream: true }));
+    expect(error).toBeInstanceOf(Error);
+    await lp.idle();
+    expect(lp.requests('m')[1]?.outcome).toBe('cut');
+    expect(() => parseStep({ kind: 'ok', cutPauseMs: -1 })).toThrow(
+      'step.cutPauseMs must be a finite number >= 0',
+    );
   });
 });
