@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { IMAGE_TOKENS } from '../../common/token-estimate.js';
-import type { Backend, Fault, Moment, Neighbour, PlanShape, RetryAfter, Scenario } from './scenario.js';
+import type {
+  Backend,
+  ContinueMode,
+  Fault,
+  Moment,
+  Neighbour,
+  PlanShape,
+  RetryAfter,
+  Scenario,
+} from './scenario.js';
 
 /**
  * fast-check generators of scenarios. Weights keep most cases cheap (waits of tens of ms, fast faults) and make
@@ -137,22 +146,39 @@ const HANG_FREE: Fault = { kind: 'status', status: 503, delayMs: 0 };
 
 const budget = fc.record({ maxTotalTokens: fc.integer({ min: 0, max: 120 }) });
 
+/** How a continuation answers: mostly the exact rest, sometimes one of the ways a model bends it. */
+const continueMode: fc.Arbitrary<ContinueMode> = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('exact' as const) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<ContinueMode>('repeat-little', 'repeat-lot', 'restart', 'preamble', 'nothing'),
+  },
+);
+
 /** A neighbour call; its chain's indexes are taken modulo the main chain's length (and made unique) below. */
 const neighbour: fc.Arbitrary<Neighbour> = fc
   .record({
     chain: fc.array(fc.nat(2), { minLength: 1, maxLength: 3 }),
     plan,
     stream: fc.boolean(),
+    continues: fc.boolean(),
     startMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 300 })),
     // As often as the main call's: a cancel in 1 case of 4, a budget in 1 of 5.
     cancel: fc.option(moment, { freq: 3, nil: undefined }),
     budget: fc.option(budget, { freq: 4, nil: undefined }),
   })
-  .map(({ cancel, budget: b, ...n }) => ({
+  .map(({ cancel, budget: b, continues, ...n }) => ({
     ...n,
+    // A streamed neighbour continues cut streams in one case of two.
+    ...(n.stream && continues ? { onCut: 'continue' as const } : {}),
     ...(cancel !== undefined ? { cancel } : {}),
     ...(b !== undefined ? { budget: b } : {}),
   }));
+
+/** The fault a continuing case begins with: a cut, or a stall, after some words. */
+function leadFault(lead: { chunks: number; stall: boolean }): Fault {
+  return { kind: lead.stall ? 'stall' : 'stream-cut', chunks: lead.chunks };
+}
 
 /** The neighbour as it runs beside `chain`: backends of that chain, and no plan-less call on a backend that hangs. */
 function fitNeighbour(n: Neighbour, chain: Backend[]): Neighbour {
@@ -172,11 +198,44 @@ export const scenario: fc.Arbitrary<Scenario> = fc
       chain: fc.array(backend, { minLength: 1, maxLength: 3 }),
       plan,
       stream: fc.boolean(),
+      // A streamed call continues cut streams in two cases of three; its scripts answer continuations.
+      onCut: fc.oneof(
+        { weight: 2, arbitrary: fc.constant(true) },
+        { weight: 1, arbitrary: fc.constant(false) },
+      ),
+      continueMode,
+      prefill: fc.oneof(
+        { weight: 2, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
+      wide: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
+      // Under `continue`, a case in two begins with a stream cut after some words on its first loopback backend (a
+      // cut is otherwise one fault in twenty): the continuation is what these cases are about.
+      // One lead cut in three is a stall past the attempt's timeout instead (a ResponseTimeout after delivering).
+      leadCut: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            chunks: fc.integer({ min: 1, max: 3 }),
+            stall: fc.oneof(
+              { weight: 2, arbitrary: fc.constant(false) },
+              { weight: 1, arbitrary: fc.constant(true) },
+            ),
+          }),
+        },
+      ),
       cancel: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: moment }),
       kill: fc.oneof(
         { weight: 7, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.record({ request: fc.integer({ min: 1, max: 2 }) }) },
       ),
+      // Under `continue`, a kill lands a little after its request arrived, so that it often cuts a stream that
+      // has delivered part of its text (a streamed answer there takes about 150 ms: see `scripts.ts`).
+      killPlusMs: fc.oneof(fc.constant(0), fc.integer({ min: 20, max: 160 })),
       // Small enough that the worst case of an attempt (about 13 input tokens plus the largest output seen) or a
       // billed failure (an empty answer reports its usage) can pass it within a few attempts.
       budget: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: budget }),
@@ -229,9 +288,21 @@ export const scenario: fc.Arbitrary<Scenario> = fc
               : b,
           )
         : s.chain;
-    const out: Scenario = { chain, plan: s.plan, stream: s.stream };
+    const continues = s.stream && s.onCut === true;
+    const first = chain.findIndex((b) => b.kind === 'loopback');
+    const cutFirst = continues && s.leadCut !== undefined && first !== -1;
+    const cutChain = cutFirst
+      ? chain.map((b, i) =>
+          i === first && b.kind === 'loopback'
+            ? { ...b, faults: [leadFault(s.leadCut as { chunks: number; stall: boolean }), ...b.faults] }
+            : b,
+        )
+      : chain;
+    const out: Scenario = { chain: cutChain, plan: s.plan, stream: s.stream };
+    if (continues) out.onCut = 'continue';
     if (s.cancel !== undefined) out.cancel = s.cancel;
-    if (s.kill !== undefined && s.cancel === undefined) out.kill = s.kill;
+    if (s.kill !== undefined && s.cancel === undefined)
+      out.kill = continues && s.killPlusMs ? { ...s.kill, plusMs: s.killPlusMs } : s.kill;
     if (s.slowChecks !== undefined) {
       out.slowChecks = s.slowChecks;
       if (s.duringCheck?.what === 'cancel') {
@@ -257,12 +328,20 @@ export const scenario: fc.Arbitrary<Scenario> = fc
     if (s.limits !== undefined) out.limits = s.limits;
     if (s.secondWorker === true) out.secondWorker = true;
     if (s.neighbours !== undefined && s.neighbours.length > 0) {
-      out.neighbours = s.neighbours.map((n) => fitNeighbour(n, chain));
+      out.neighbours = s.neighbours.map((n) => fitNeighbour(n, cutChain));
       // Health in 1 case of 3 and a slot limit in 1 of 6 would seldom meet neighbours: shared ones are the point.
       if (s.shareFleet === true) {
         out.health = true;
         out.limits = { ...s.limits, maxInFlight: 1 };
       }
     }
+    // The mode of the scripts' continuations, when a call of the case continues cut streams.
+    const anyContinues = continues || (out.neighbours ?? []).some((n) => n.onCut === 'continue');
+    if (anyContinues && s.continueMode !== undefined && s.continueMode !== 'exact')
+      out.continueMode = s.continueMode;
+    // A case in three asks its continuations with a prefill.
+    if (anyContinues && s.prefill === true) out.prefill = true;
+    // A case in four continues a text of wide characters (not with a mode that repeats UTF-16 units).
+    if (anyContinues && s.wide === true && !(out.continueMode ?? '').startsWith('repeat')) out.wide = true;
     return out;
   });

@@ -61,15 +61,18 @@ const RACE_MS = 500;
  * The outcomes a request answered by `fault` may be recorded with: `succeeded` or a failure class. `timeoutMs`
  * is the attempt's own timeout T; a fault slower than T is a `ResponseTimeout`, one near T may be either.
  * `stream` is the request's; `scriptsStream` the one the fault's loopback step was built for (`stepOf`), which
- * differs for a neighbour's request on the main call's scripts.
+ * differs for a neighbour's request on the main call's scripts. `continueOnCut`: the call continues cut streams
+ * (`stream.onCut: 'continue'`), where a cut keeps its own class, never `StreamInterrupted`.
  */
 export function expectedOutcomes(
   fault: Fault,
   stream: boolean,
   timeoutMs: number,
   scriptsStream = stream,
+  continueOnCut = false,
 ): string[] {
-  const own = scriptsStream === stream ? ownOutcomes(fault, stream) : crossedOutcomes(fault, stream);
+  const outcomes = scriptsStream === stream ? ownOutcomes(fault, stream) : crossedOutcomes(fault, stream);
+  const own = continueOnCut ? outcomes.filter((o) => o !== 'StreamInterrupted') : outcomes;
   const delay = fault.kind === 'hang' ? Infinity : 'delayMs' in fault ? fault.delayMs : 0;
   if (delay > timeoutMs + RACE_MS) return ['ResponseTimeout'];
   if (delay >= timeoutMs - RACE_MS) return [...own, 'ResponseTimeout'];
@@ -82,7 +85,8 @@ export function expectedOutcomes(
  * events where JSON was expected. Built for a plain request, met by a stream: both are `cut`.
  */
 function crossedOutcomes(fault: Fault, stream: boolean): string[] {
-  if (fault.kind === 'stream-cut') return stream ? ownOutcomes({ kind: 'cut' }, true) : ['succeeded'];
+  if (fault.kind === 'stream-cut' || fault.kind === 'stall')
+    return stream ? ownOutcomes({ kind: 'cut' }, true) : ['succeeded'];
   if (fault.kind === 'clean-cut') return stream ? ownOutcomes({ kind: 'cut' }, true) : ['ParseFailed'];
   return ownOutcomes(fault, stream);
 }
@@ -100,6 +104,12 @@ function ownOutcomes(fault: Fault, stream: boolean): string[] {
     case 'stream-cut':
       if (!stream) return ['ConnectionLost'];
       return fault.chunks === 0 ? ['ConnectionLost'] : ['StreamInterrupted', 'ConnectionLost'];
+    case 'stall':
+      // It times out during the stall, or (with no plan: a timeout of minutes) breaks after it.
+      if (!stream) return ['ConnectionLost'];
+      return fault.chunks === 0
+        ? ['ResponseTimeout', 'ConnectionLost']
+        : ['StreamInterrupted', 'ResponseTimeout', 'ConnectionLost'];
     case 'clean-cut':
       // A stream that ends without its finish event is ConnectionLost, StreamInterrupted once a delta got out.
       return stream ? ['StreamInterrupted', 'ConnectionLost'] : ['ConnectionLost'];

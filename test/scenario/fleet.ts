@@ -38,6 +38,25 @@ export function deadProvider(s: Pick<Scenario, 'health'>): string {
   return `dead-h${s.health ? 1 : 0}`;
 }
 
+/**
+ * Models that take a prefill (`prefill: true` in their provider's `models`): a continuing case may name its loopback
+ * backends `pf-<n>`, each `n` once per run (fresh backends, as `sc-<n>` are), so that the continuation asks with a
+ * prefill there. The providers file is written once, so the names are declared ahead.
+ */
+export const PREFILL_MODELS = 1500;
+let prefillUsed = 0;
+
+/** The next prefill model's name; `undefined` once every declared one was used (the case then asks by instruction). */
+export function nextPrefillModel(): string | undefined {
+  if (prefillUsed >= PREFILL_MODELS) return undefined;
+  prefillUsed += 1;
+  return `pf-${prefillUsed}`;
+}
+
+const prefillModels = Object.fromEntries(
+  Array.from({ length: PREFILL_MODELS }, (_, i) => [`pf-${i + 1}`, { prefill: true }]),
+);
+
 /** The key variable every scenario provider reads. */
 export const SCENARIO_KEY_ENV = 'LOOPBACK_KEY';
 
@@ -58,6 +77,7 @@ export function scenarioProviders(lp: LoopbackProvider): ProvidersConfig {
           apiKeyEnv: SCENARIO_KEY_ENV,
           ...h,
           ...(Object.keys(limits).length > 0 ? { limits } : {}),
+          models: prefillModels,
         };
       }
     }

@@ -1,10 +1,13 @@
 import { eventTimeMs, eventTypeName } from '../../client/history-format.js';
 import type { AttemptRecord, ModelCallFailedDetails, ModelCallResult } from '../../common/call.js';
+import { checkDelivery } from './delivery.js';
+import type { SentRequest } from './delivery.js';
 import { expectedOutcomes } from './expected.js';
 import { attemptWorkers } from './fleet-invariants.js';
+import type { RecordedRequest } from '../../loopback/index.js';
 import type { Evidence } from './run-scenario.js';
 import type { Fault } from './scenario.js';
-import { ANSWER, CLEAN_CUT_TEXT } from './scripts.js';
+import { ANSWER, CLEAN_CUT_TEXT, CONTINUE_ANSWER, CONTINUE_WIDE } from './scripts.js';
 import { checkActions, checkBudget, checkStopReason, KNOWN } from './stop-oracle.js';
 import type { Attempt, Violation } from './stop-oracle.js';
 
@@ -68,7 +71,17 @@ export function checkInvariants(e: Evidence): Violation[] {
 
   const attempts = matchRequests(e, out);
   if (cancelAt === -1) checkEnd(e, attempts, out);
-  if (e.streamItems) checkStream(e, out);
+  if (e.streamItems && e.scenario.onCut === 'continue') out.push(...checkDelivery(deliveryFacts(e)));
+  else if (e.streamItems) checkStream(e, out);
+  if (e.scenario.onCut !== 'continue') {
+    // Only a call that continues cut streams counts delivered characters and names what an attempt continued.
+    for (const r of e.records.filter((x) => x.deliveredChars !== undefined || x.continues !== undefined)) {
+      v(
+        'stream',
+        `${r.modelCallId} has deliveredChars ${r.deliveredChars} / continues ${r.continues} under 'stop'`,
+      );
+    }
+  }
   return out;
 }
 
@@ -124,11 +137,20 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     // attempt's end is T after its start, whenever its request went out.
     const t = timeoutOf(e, record, startMs);
     const left = Math.min(t, Date.parse(record.startedAt) + t - request.receivedAt);
-    const allowed = expectedOutcomes(fault, e.scenario.stream, left, e.scenario.scriptsStream);
-    // A streamed attempt that fails after a delta got out is StreamInterrupted, whatever ended it (a timeout too).
-    if (e.scenario.stream && (record.streamedDeltas ?? 0) > 0 && canDeliver(fault))
+    const continues = e.scenario.onCut === 'continue';
+    const allowed = expectedOutcomes(fault, e.scenario.stream, left, e.scenario.scriptsStream, continues);
+    // A streamed attempt that fails after a delta got out is StreamInterrupted, whatever ended it (a timeout too);
+    // under `continue` it keeps its own class, and is never StreamInterrupted.
+    if (!continues && e.scenario.stream && (record.streamedDeltas ?? 0) > 0 && canDeliver(fault))
       allowed.push('StreamInterrupted');
+    if (continues && got === 'StreamInterrupted') {
+      out.push({
+        invariant: 'stream',
+        message: `${where} is StreamInterrupted under onCut 'continue' (${record.failure?.message ?? ''})`,
+      });
+    }
     if (
+      !continues &&
       e.scenario.stream &&
       record.outcome === 'failed' &&
       (record.streamedDeltas ?? 0) > 0 &&
@@ -163,7 +185,7 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
 
 /** Whether a fault sends any text before it ends. */
 function canDeliver(fault: Fault): boolean {
-  return ['ok', 'cut', 'stream-cut', 'clean-cut'].includes(fault.kind);
+  return ['ok', 'cut', 'stream-cut', 'stall', 'clean-cut'].includes(fault.kind);
 }
 
 /** Leeway for the activity's own clock readings, a little after the record's `startedAt`. */
@@ -238,7 +260,7 @@ function checkStream(e: Evidence, out: Violation[]): void {
     });
   }
   for (const [id, text] of byAttempt) {
-    if (!ANSWER.startsWith(text) && !CLEAN_CUT_TEXT.startsWith(text)) {
+    if ([ANSWER, CONTINUE_ANSWER, CONTINUE_WIDE, CLEAN_CUT_TEXT].every((whole) => !whole.startsWith(text))) {
       out.push({
         invariant: 'stream',
         message: `${id} delivered ${JSON.stringify(text)}, more than the provider sent`,
@@ -264,6 +286,39 @@ function checkStream(e: Evidence, out: Violation[]): void {
       });
     }
   }
+}
+
+/** What the delivery oracle of a call under `onCut: 'continue'` is given (see `delivery.ts`). */
+function deliveryFacts(e: Evidence): Parameters<typeof checkDelivery>[0] {
+  const requests = new Map<string, SentRequest>();
+  const prefix = `${e.workflowId}/`;
+  for (const q of e.requests as (RecordedRequest & SentRequest)[]) {
+    const id = q.headers['x-request-id'] ?? '';
+    if (!id.startsWith(prefix)) continue;
+    requests.set(id.slice(prefix.length), {
+      ...(q.continuation ? { continuation: q.continuation } : {}),
+      ...(q.answer !== undefined ? { answer: q.answer } : {}),
+    });
+  }
+  const result = e.result as ModelCallResult | undefined;
+  const details = e.failure?.details?.[0] as ModelCallFailedDetails | undefined;
+  return {
+    records: e.records,
+    items: e.streamItems ?? [],
+    ...(result && e.status === 'COMPLETED' ? { resultText: result.output.text } : {}),
+    ...(result?.output.content && e.status === 'COMPLETED'
+      ? {
+          resultContentText: result.output.content
+            .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+            .join(''),
+        }
+      : {}),
+    ...(details && e.status === 'FAILED'
+      ? { stopped: details.partialText !== undefined ? { partialText: details.partialText } : {} }
+      : {}),
+    requests,
+    wholeAnswers: [ANSWER, CONTINUE_ANSWER, CONTINUE_WIDE, CLEAN_CUT_TEXT],
+  };
 }
 
 /** JSON with sorted keys, for comparing records whatever their key order. */

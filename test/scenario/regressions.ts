@@ -58,4 +58,49 @@ export const REGRESSIONS: Scenario[] = [
       { chain: [0], plan: { maxAttempts: 1, attemptTimeoutMs: 1500 }, stream: true, startMs: 0 },
     ],
   },
+  // C1: a stream cut after two words, continued on the same backend: one text, each character once.
+  {
+    chain: [
+      {
+        kind: 'loopback',
+        faults: [
+          { kind: 'stream-cut', chunks: 2 },
+          { kind: 'ok', delayMs: 0 },
+        ],
+      },
+    ],
+    plan: { waits: [10], maxAttempts: 3, attemptTimeoutMs: 1500 },
+    stream: true,
+    onCut: 'continue',
+  },
+  // C2: cut twice, the second time on the continuation, then continued on the next backend by a model that
+  // restarts from the beginning (its repeated head trimmed by the overlap rule, or published as sent).
+  {
+    chain: [
+      {
+        kind: 'loopback',
+        faults: [
+          { kind: 'stream-cut', chunks: 3 },
+          { kind: 'stream-cut', chunks: 1 },
+        ],
+      },
+      { kind: 'loopback', faults: [{ kind: 'ok', delayMs: 0 }] },
+    ],
+    plan: { waits: [10, 10], maxAttempts: 4, attemptTimeoutMs: 1500, retriesPerBackend: 1 },
+    stream: true,
+    onCut: 'continue',
+    continueMode: 'restart',
+  },
+  // C3: the worker killed while the answer streams: the attempt is lost after part of its text reached the stream,
+  // and the next attempt, on another worker, continues it.
+  {
+    chain: [
+      { kind: 'loopback', faults: [{ kind: 'ok', delayMs: 0 }] },
+      { kind: 'loopback', faults: [{ kind: 'ok', delayMs: 0 }] },
+    ],
+    plan: { waits: [10], maxAttempts: 3, attemptTimeoutMs: 2000 },
+    stream: true,
+    onCut: 'continue',
+    kill: { request: 1, plusMs: 90 },
+  },
 ];

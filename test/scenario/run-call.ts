@@ -73,7 +73,7 @@ export async function startCall(
     model: models.length === 1 ? (models[0] as string) : models,
     ...requestOf(s),
     retry,
-    ...(s.stream ? { stream: { batchMs: 20 } } : {}),
+    ...(s.stream ? { stream: { batchMs: 20, ...(s.onCut ? { onCut: s.onCut } : {}) } } : {}),
     ...(s.budget ? { budget: s.budget } : {}),
   };
   const workflowId = `model-call-${randomUUID()}`;

@@ -1,11 +1,11 @@
 import type { ModelCallFixture } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';
 import type { ActivityDeps } from '../../activities/index.js';
-import { deadProvider, loopbackProvider } from './fleet.js';
+import { deadProvider, loopbackProvider, nextPrefillModel } from './fleet.js';
 import { at, sleep, startCall } from './run-call.js';
 import type { Evidence, RunningCall } from './run-call.js';
 import type { Neighbour, Scenario } from './scenario.js';
-import { stepOf } from './scripts.js';
+import { CONTINUE_ANSWER, CONTINUE_WIDE, stepOf } from './scripts.js';
 
 export { retryOf } from './run-call.js';
 export type { Evidence } from './run-call.js';
@@ -45,12 +45,16 @@ export async function runScenario(
   workers: ScenarioWorkers,
   s: Scenario,
 ): Promise<GroupEvidence> {
+  // When a call of the case continues cut streams, the scripts answer continuations (in the case's mode).
+  const continuing = s.onCut === 'continue' || (s.neighbours ?? []).some((n) => n.onCut === 'continue');
+  const text = s.wide ? CONTINUE_WIDE : CONTINUE_ANSWER;
+  const continues = continuing ? { mode: s.continueMode ?? 'exact', text } : undefined;
   const models = s.chain.map((b) => {
     // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
     if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;
     if (b.kind === 'unknown') return 'nope:no-such-provider';
-    const m = fx.model('sc');
-    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream));
+    const m = { id: (s.prefill ? nextPrefillModel() : undefined) ?? fx.model('sc').id };
+    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream, continues));
     // The last step repeats, so the provider never runs out (the plan bounds the attempts). Neighbours share the
     // script: which step a request gets depends on the order of arrival, and each request says which it got.
     const last = steps.length - 1;
@@ -85,7 +89,7 @@ export async function runScenario(
   const killing = s.kill
     ? at(
         'request' in s.kill
-          ? { at: 'request', request: s.kill.request, plusMs: 0 }
+          ? { at: 'request', request: s.kill.request, plusMs: s.kill.plusMs ?? 0 }
           : { at: 'check', check: s.kill.check },
         main.requests,
         () => mainClosed,
@@ -121,6 +125,7 @@ function neighbourScenario(s: Scenario, n: Neighbour): Scenario {
     chain,
     plan: n.plan,
     stream: n.stream,
+    ...(n.onCut ? { onCut: n.onCut } : {}),
     ...(n.stream !== s.stream ? { scriptsStream: s.stream } : {}),
     ...(n.cancel ? { cancel: n.cancel } : {}),
     ...(n.budget ? { budget: n.budget } : {}),

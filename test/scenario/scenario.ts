@@ -30,6 +30,11 @@ export type Fault =
   | { kind: 'cut' }
   /** A streamed answer whose connection is destroyed after `chunks` deltas (a plain request: `cut`). */
   | { kind: 'stream-cut'; chunks: number }
+  /**
+   * A streamed answer that stalls after `chunks` deltas, longer than any generated attempt timeout, and then breaks
+   * (a plain request: `cut`): the attempt times out after part of its text was delivered.
+   */
+  | { kind: 'stall'; chunks: number }
   /** A streamed answer that ends cleanly with no finish chunk and no `[DONE]` (a plain request: `cut`). */
   | { kind: 'clean-cut' }
   /** A 200 with no text and finish reason `length` (a model that spent its tokens thinking). */
@@ -46,6 +51,12 @@ export type Backend =
   | { kind: 'dead' }
   /** A provider the worker does not know: `Misconfigured`, no request. */
   | { kind: 'unknown' };
+
+/**
+ * How a continuation answers on a scenario's loopback (the loopback's continue modes): the rest of the text, a
+ * little or a lot of the delivered text again first, the whole text again, a preamble first, or nothing.
+ */
+export type ContinueMode = 'exact' | 'repeat-little' | 'repeat-lot' | 'restart' | 'preamble' | 'nothing';
 
 /** The generated part of a retry plan (`false`: no plan, one attempt). */
 export type PlanShape =
@@ -83,6 +94,8 @@ export interface Neighbour {
   chain: number[];
   plan: PlanShape;
   stream: boolean;
+  /** A streamed neighbour that continues cut streams (`stream.onCut: 'continue'`). */
+  onCut?: 'continue';
   /** Started this long after the main call. */
   startMs: number;
   /** Counted in its own provider requests, or from its own start. */
@@ -94,12 +107,32 @@ export interface Scenario {
   chain: Backend[];
   plan: PlanShape;
   stream: boolean;
+  /**
+   * A streamed call that continues cut streams (`stream.onCut: 'continue'`): a cut keeps its own class and the next
+   * attempt continues the delivered text.
+   */
+  onCut?: 'continue';
+  /**
+   * How the backends' scripts answer a continuation (a request that carries delivered text), when the main call or
+   * a neighbour continues cut streams. @default 'exact'
+   */
+  continueMode?: ContinueMode;
+  /**
+   * The scripts' continuing text is made of characters of two UTF-16 units each (`CONTINUE_WIDE`): delivered text
+   * and its overlap are counted in characters, not units. Not with the `repeat-*` modes (the loopback repeats units).
+   */
+  wide?: true;
+  /**
+   * The loopback backends are models that take a prefill: a continuation asks with the delivered text as the start
+   * of the answer (its trailing whitespace moved out), and a 400 to it is answered once with an instruction.
+   */
+  prefill?: true;
   cancel?: Moment;
   /**
-   * Shut the worker down while the `request`-th request is in flight (or while the call's `check`-th local
+   * Shut the worker down `plusMs` after the `request`-th request arrived (or while the call's `check`-th local
    * activity runs, with `slowChecks`), and start another on the task queue.
    */
-  kill?: { request: number } | { check: number };
+  kill?: { request: number; plusMs?: number } | { check: number };
   /**
    * Every local activity of the call takes this many ms longer on an in-process worker (see `slow-checks.ts`),
    * so that a cancel or a kill can land while one runs.
@@ -162,8 +195,11 @@ export function describeScenario(s: Scenario): string {
   const plan = s.plan === false ? 'no plan' : JSON.stringify(s.plan);
   const extra = [
     s.stream ? 'stream' : '',
+    s.onCut
+      ? `onCut continue (${s.continueMode ?? 'exact'}${s.wide ? ', wide text' : ''}${s.prefill ? ', prefill' : ''})`
+      : '',
     s.cancel ? `cancel@${JSON.stringify(s.cancel)}` : '',
-    s.kill ? `kill@${'request' in s.kill ? `request ${s.kill.request}` : `check ${s.kill.check}`}` : '',
+    s.kill ? `kill@${killMoment(s.kill)}` : '',
     s.slowChecks ? `slow checks ${s.slowChecks} ms` : '',
     s.budget ? `budget:${s.budget.maxTotalTokens} tokens` : '',
     s.health ? 'health' : '',
@@ -177,10 +213,16 @@ export function describeScenario(s: Scenario): string {
   );
 }
 
+function killMoment(k: NonNullable<Scenario['kill']>): string {
+  if (!('request' in k)) return `check ${k.check}`;
+  return `request ${k.request}${k.plusMs ? ` +${k.plusMs} ms` : ''}`;
+}
+
 function describeNeighbour(n: Neighbour): string {
   const extra = [
     `+${n.startMs} ms`,
     n.stream ? 'stream' : '',
+    n.onCut ? 'onCut continue' : '',
     n.cancel ? `cancel@${JSON.stringify(n.cancel)}` : '',
     n.budget ? `budget:${n.budget.maxTotalTokens} tokens` : '',
   ].filter(Boolean);
@@ -196,7 +238,8 @@ function describeFault(f: Fault): string {
       return `${f.quota ? 'quota' : ''}${f.status}${ra}${sr}${f.delayMs ? `~${f.delayMs}` : ''}`;
     }
     case 'stream-cut':
-      return `stream-cut:${f.chunks}`;
+    case 'stall':
+      return `${f.kind}:${f.chunks}`;
     case 'ok':
     case 'drop':
       return `${f.kind}${f.delayMs ? `~${f.delayMs}` : ''}`;

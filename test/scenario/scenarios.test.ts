@@ -10,7 +10,7 @@ import type { WorkerProcess } from '../harness/processes.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { replayAll } from '../harness/replay.js';
 import { scenario } from './arbitraries.js';
-import { checkFleet } from './fleet-invariants.js';
+import { attemptWorkers, checkFleet } from './fleet-invariants.js';
 import { checkInvariants } from './invariants.js';
 import { REGRESSIONS } from './regressions.js';
 import { SCENARIO_KEY_ENV, scenarioRegistry, writeScenarioProvidersFile } from './fleet.js';
@@ -19,6 +19,7 @@ import type { PairWorkers, ScenarioWorkers } from './run-scenario.js';
 import { describeScenario } from './scenario.js';
 import { slowChecksPlugin } from './slow-checks.js';
 import type { Scenario } from './scenario.js';
+import type { AttemptRecord } from '../../common/call.js';
 import type { Violation } from './stop-oracle.js';
 
 /**
@@ -28,7 +29,9 @@ import type { Violation } from './stop-oracle.js';
  * `modelCallWorkflow` (and `callModel` inside it) on the real dev server
  * against the loopback provider, and every invariant is checked on what the run left behind. A case in three runs
  * one or two neighbour calls beside the main one (same workers, same backends); every call's invariants are
- * checked, and the fleet's across them (`fleet-invariants.ts`).
+ * checked, and the fleet's across them (`fleet-invariants.ts`). Half the streamed calls continue cut streams
+ * (`onCut: 'continue'`, their backends answering continuations, sometimes as a model that bends them): what
+ * subscribers read is then checked against the answer, each character once (`delivery.ts`).
  *
  * `SCENARIO_SEED` replays a run; `SCENARIO_RUNS` sets the number of cases (default 30, about two minutes here);
  * `SCENARIO_PATH` replays one case of a seed, as printed (the regression cases of `regressions.ts` come first);
@@ -134,7 +137,14 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
           ...checkFleet(group, fx.lp.requests()),
         ];
         const stories = group.calls.map((call) => {
-          const story = call.records.map((r) => r.failure?.class ?? r.outcome).join(' ');
+          // An attempt that continued a cut stream is marked `>`, and `>>` when another worker ran it than the
+          // one whose text it continued (after a kill): what the case covered.
+          const workers = attemptWorkers(call.history);
+          const mark = (r: AttemptRecord) => {
+            if (r.continues === undefined) return '';
+            return workers.get(r.modelCallId) !== workers.get(r.continues) ? '>>' : '>';
+          };
+          const story = call.records.map((r) => `${mark(r)}${r.failure?.class ?? r.outcome}`).join(' ');
           const acted = [
             call.cancelSent ? 'cancel sent' : '',
             call.killed ? 'worker killed' : '',
@@ -151,15 +161,29 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
               console.log(formatHistory(call.history.events ?? []).join('\n'));
             for (const r of call.records) {
               const failure = r.failure ? `${r.failure.class}: ${r.failure.message}` : '';
+              const delivered =
+                r.deliveredChars === undefined
+                  ? ''
+                  : ` delivered ${r.deliveredChars}${r.continues ? ` continuing ${r.continues}` : ''}`;
               console.log(
-                `  ${call.workflowId} ${r.modelCallId} ${r.startedAt} .. ${r.endedAt} ${r.outcome} ${failure}`,
+                `  ${call.workflowId} ${r.modelCallId} ${r.startedAt} .. ${r.endedAt} ${r.outcome}${delivered} ${failure}`,
               );
+            }
+            for (const item of call.streamItems ?? []) {
+              if (item.kind === 'delta')
+                console.log(
+                  `    delta ${item.offset} ${item.delta.modelCallId} ${JSON.stringify(item.delta.text)}`,
+                );
             }
             for (const q of call.requests) {
               const ended = q.endedAt === undefined ? '?' : new Date(q.endedAt).toISOString();
               const id = q.headers['x-request-id'] ?? '';
+              const asked = q.continuation
+                ? ` continuing ${JSON.stringify(q.continuation.delivered)} (${q.continuation.form})`
+                : '';
+              const answer = q.answer !== undefined ? ` answered ${JSON.stringify(q.answer)}` : '';
               console.log(
-                `    request ${id} ${new Date(q.receivedAt).toISOString()} .. ${ended} ${q.outcome}`,
+                `    request ${id} ${new Date(q.receivedAt).toISOString()} .. ${ended} ${q.outcome}${asked}${answer}`,
               );
             }
           }

@@ -1,4 +1,5 @@
 import {
+  continuing,
   cutMidBody,
   dropBeforeResponse,
   fail,
@@ -8,16 +9,61 @@ import {
   quotaExhausted,
 } from '../../loopback/index.js';
 import type { Step } from '../../loopback/index.js';
-import type { Fault, RetryAfter } from './scenario.js';
+import type { ContinueMode, Fault, RetryAfter } from './scenario.js';
 
 /** The text every successful answer carries, and its streamed deltas. */
 export const ANSWER_CHUNKS = ['alpha ', 'beta ', 'gamma ', 'delta'];
 export const ANSWER = ANSWER_CHUNKS.join('');
+/**
+ * The text a backend means when a call of the case continues cut streams: long enough that a cut after three of its
+ * words has delivered the 20 characters from which a repeated head is trimmed. Streamed word by word.
+ */
+export const CONTINUE_ANSWER = 'alpha bravo charlie delta echo foxtrot golf hotel';
+/**
+ * The same with characters outside the Basic Multilingual Plane (two UTF-16 units each, one character): three of
+ * its words are 12 characters, 21 UTF-16 units.
+ */
+export const CONTINUE_WIDE =
+  '\u{1F34E}\u{1F34E}\u{1F34E} \u{1F350}\u{1F350}\u{1F350} \u{1F34A}\u{1F34A}\u{1F34A} \u{1F34B}\u{1F34B}\u{1F34B} ' +
+  '\u{1F34C}\u{1F34C}\u{1F34C} \u{1F349}\u{1F349}\u{1F349} \u{1F347}\u{1F347}\u{1F347} \u{1F353}\u{1F353}\u{1F353}';
+/** The pause between two of its words: a kill a little after a request often lands mid-stream. */
+const CONTINUE_CHUNK_MS = 20;
+/** How long a continuing stream stalls before its cut. */
+const CUT_PAUSE_MS = 80;
+/** How long a `stall` stalls: longer than any generated attempt timeout. */
+const STALL_MS = 2500;
 /** What a clean stream cut delivers before it ends without a finish chunk. */
 export const CLEAN_CUT_TEXT = 'partial ';
 
-/** The loopback step that plays `fault` for model `modelId` (a plain or a streamed request). */
-export function stepOf(f: Fault, modelId: string, stream: boolean): Step {
+/**
+ * The loopback step that plays `fault` for model `modelId` (a plain or a streamed request). With `continues` (a
+ * call of the case continues cut streams), an answer and a stream cut continue the text a request delivered, in
+ * that mode: the step after a cut answers the continuation.
+ */
+export function stepOf(
+  f: Fault,
+  modelId: string,
+  stream: boolean,
+  continues?: { mode: ContinueMode; text: string },
+): Step {
+  if (f.kind === 'stall' && !stream) return cutMidBody(0.5, { text: continues?.text ?? ANSWER });
+  if (f.kind === 'stall' && continues === undefined) {
+    return ok(ANSWER, {
+      chunks: ANSWER_CHUNKS,
+      chunkDelayMs: 5,
+      cutAfterChunks: f.chunks,
+      cutPauseMs: STALL_MS,
+    });
+  }
+  if (continues !== undefined && (f.kind === 'ok' || f.kind === 'stream-cut' || f.kind === 'stall')) {
+    // The stream stalls before its cut, long enough that what it sent reaches the stream (an attempt drops the
+    // batch it had not sent yet when it fails): a cut after deltas is then a cut after delivered text.
+    const pause = f.kind === 'stall' ? STALL_MS : CUT_PAUSE_MS;
+    const cut = f.kind !== 'ok' && stream ? { cutAfterChunks: f.chunks, cutPauseMs: pause } : {};
+    const wait = f.kind === 'ok' ? delay(f.delayMs) : {};
+    if (f.kind === 'stream-cut' && !stream) return cutMidBody(0.5, { text: continues.text });
+    return continuing(continues.text, continues.mode, { chunkDelayMs: CONTINUE_CHUNK_MS, ...cut, ...wait });
+  }
   switch (f.kind) {
     case 'ok':
       return ok(ANSWER, { chunks: ANSWER_CHUNKS, chunkDelayMs: 5, ...delay(f.delayMs) });
@@ -45,6 +91,8 @@ export function stepOf(f: Fault, modelId: string, stream: boolean): Step {
       return malformed('invalid-json');
     case 'hang':
       return hang();
+    case 'stall':
+      throw new Error('unreachable: a stall is played above');
   }
 }
 

@@ -24,6 +24,9 @@ export const KNOWN = {
   /** Found with neighbour calls (test/scenario/FINDINGS.md, F2), fixed: the tag names it should it return. */
   unsentTimeout:
     'F2 an attempt that sent nothing is ResponseTimeout when the deadline fired first (fleet health probe claim wait)',
+  /** Found with continued streams (test/scenario/FINDINGS.md, C-F1), reported to the activity side. */
+  overlapUnits:
+    'C-F1 a continuation head is trimmed by UTF-16 units, not characters (a repeat of 12 wide characters is trimmed)',
 } as const;
 
 /** What the oracle knows of each record: the fault that answered it, when a request did. */
@@ -43,6 +46,10 @@ export function checkStopReason(
   actual: string | undefined,
   models: readonly string[] = [],
 ): Violation[] {
+  // A call that continues cut streams never stops for a cut: the cut keeps its class and the plan decides.
+  if (s.onCut === 'continue' && actual === 'stream-interrupted') {
+    return [{ invariant: 'stop-reason', message: "stopped stream-interrupted under onCut 'continue'" }];
+  }
   const last = attempts.at(-1);
   if (last === undefined) {
     if (actual === 'budget' && overBudget(s, attempts, models, [0]).all) return [];
@@ -53,8 +60,9 @@ export function checkStopReason(
   const cls = last.record.failure?.class;
   if (cls === undefined) return [];
   const overrides = s.plan === false ? undefined : s.plan.actions;
+  const refused = prefillRefusals(attempts);
   const action = (a: Attempt): string =>
-    intendedAction(a.record.failure?.class ?? '', overrides, shouldRetry(a));
+    intendedAction(a.record.failure?.class ?? '', overrides, shouldRetry(a, refused));
   const a = action(last);
   const dropped = new Set(
     attempts.filter((x) => x.record.failure && action(x) === 'drop').map((x) => x.record.backend),
@@ -159,9 +167,26 @@ function overBudget(
  * The `x-should-retry` the attempt's worker read: the step's, when the attempt read the response's status (a
  * worker killed while the response was on its way, or a timeout before it, never saw the header).
  */
-function shouldRetry(a: Attempt): boolean | undefined {
+function shouldRetry(a: Attempt, refused: ReadonlySet<Attempt>): boolean | undefined {
+  // A backend's first 400 to a prefill is retried at once, asking with an instruction (the contract's
+  // "falls back once"), whatever the response said.
+  if (refused.has(a)) return true;
   if (a.record.failure?.status === undefined) return undefined;
   return a.fault?.kind === 'status' ? a.fault.shouldRetry : undefined;
+}
+
+/** The attempts that are a backend's first refusal of a prefill: a `BadRequest` to a continuation asked that way. */
+export function prefillRefusals(attempts: Attempt[]): Set<Attempt> {
+  const seen = new Set<string>();
+  const out = new Set<Attempt>();
+  for (const a of attempts) {
+    const r = a.record;
+    if (r.failure?.class !== 'BadRequest' || r.continuation?.form !== 'prefill' || seen.has(r.model))
+      continue;
+    seen.add(r.model);
+    out.add(a);
+  }
+  return out;
 }
 
 /**
@@ -226,13 +251,14 @@ function untriedBackends(s: Scenario, attempts: Attempt[], dropped: Set<number>)
 export function checkActions(s: Scenario, attempts: Attempt[]): Violation[] {
   const out: Violation[] = [];
   const overrides = s.plan === false ? undefined : s.plan.actions;
+  const refused = prefillRefusals(attempts);
   const perBackend = s.plan === false ? 2 : (s.plan.retriesPerBackend ?? 2);
   let inARow = 0;
   for (const [i, x] of attempts.entries()) {
     const next = attempts[i + 1];
     const failure = x.record.failure;
     if (next === undefined || failure === undefined) continue;
-    const intended = intendedAction(failure.class, overrides, shouldRetry(x));
+    const intended = intendedAction(failure.class, overrides, shouldRetry(x, refused));
     const allowed = intended === 'retry-same' ? ['retry-same', 'advance'] : [intended];
     const where = `${x.record.modelCallId} (${failure.class})`;
     if (!allowed.includes(failure.action ?? '')) {
