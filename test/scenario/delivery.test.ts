@@ -4,7 +4,7 @@ import type { AttemptRecord } from '../../common/call.js';
 import { checkDelivery, movedOutRepeat, overlap } from './delivery.js';
 import type { DeliveryFacts, SentRequest } from './delivery.js';
 import { expectedOutcomes } from './expected.js';
-import { checkActions, checkStopReason } from './stop-oracle.js';
+import { checkStopReason } from './stop-oracle.js';
 import type { Scenario } from './scenario.js';
 
 /**
@@ -317,7 +317,7 @@ describe('outcomes and stop reasons under onCut continue', () => {
     expect(checkStopReason(stop, [interrupted], 'stream-interrupted')).toEqual([]);
   });
 
-  it("a backend's first 400 to a prefill is retried with an instruction, the next 400 is the plan's", () => {
+  it("a 400 to the instruction after a refused prefill is the plan's, as any 400 is", () => {
     const s: Scenario = {
       chain: [{ kind: 'loopback', faults: [] }],
       plan: { waits: [10, 10, 10], maxAttempts: 4, attemptTimeoutMs: 1000, retriesPerBackend: 3 },
@@ -325,24 +325,19 @@ describe('outcomes and stop reasons under onCut continue', () => {
       onCut: 'continue',
       prefill: true,
     };
-    const failed = (n: number, cls: string, action: string, form?: 'prefill' | 'instruction') => ({
-      record: record(n, {
-        failure: { class: cls, message: cls, action, ...(cls === 'BadRequest' ? { status: 400 } : {}) },
-        ...(form ? { continuation: { form }, continues: 'c1.1' } : {}),
+    const cut = {
+      record: record(1, {
+        failure: { class: 'ConnectionLost', message: 'cut', action: 'retry-same' },
       } as Partial<AttemptRecord>),
-    });
-    const cut = failed(1, 'ConnectionLost', 'retry-same');
-    const refused = failed(2, 'BadRequest', 'retry-same', 'prefill');
-    const end = { record: record(4, { outcome: 'succeeded' }) };
-    expect(
-      checkActions(s, [cut, refused, failed(3, 'ServerError', 'retry-same', 'instruction'), end]),
-    ).toEqual([]);
-    // A 400 to the instruction aborts, as any 400 does.
-    const again = failed(3, 'BadRequest', 'abort', 'instruction');
-    expect(checkStopReason(s, [cut, refused, again], 'non-retryable')).toEqual([]);
-    expect(
-      checkActions(s, [cut, failed(2, 'BadRequest', 'abort', 'prefill'), end]).map((v) => v.invariant),
-    ).toEqual(['action']);
+    };
+    const again = {
+      record: record(2, {
+        failure: { class: 'BadRequest', message: 'BadRequest', action: 'abort', status: 400 },
+        continuation: { form: 'instruction', prefillRefused: true },
+        continues: 'c1.1',
+      } as Partial<AttemptRecord>),
+    };
+    expect(checkStopReason(s, [cut, again], 'non-retryable')).toEqual([]);
   });
 
   it("a prefill's trim is the moved-out whitespace its answer repeats", () => {

@@ -93,14 +93,20 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
     byId.set(id, (byId.get(id) ?? 0) + 1);
   }
   const ids = new Set(e.records.map((r) => `${e.workflowId}/${r.modelCallId}`));
+  // A continuation whose prefill was refused asked again at once within its attempt: its record says so.
+  const twice = new Set(
+    e.records.filter((r) => r.continuation?.prefillRefused).map((r) => `${e.workflowId}/${r.modelCallId}`),
+  );
   for (const [id, n] of byId) {
     if (!ids.has(id)) out.push({ invariant: 'requests', message: `request ${id} matches no record` });
-    if (n > 1) out.push({ invariant: 'requests', message: `${n} requests carry ${id}` });
+    if (n > (twice.has(id) ? 2 : 1))
+      out.push({ invariant: 'requests', message: `${n} requests carry ${id}` });
   }
   const startMs = eventTimeMs(e.history.events?.[0] ?? {});
   const started = attemptWorkers(e.history);
   return e.records.map((record) => {
-    const request = e.requests.find(
+    // The attempt's last request decided its outcome (after a refused prefill, the instruction's).
+    const request = e.requests.findLast(
       (r) => r.headers['x-request-id'] === `${e.workflowId}/${record.modelCallId}`,
     );
     const got = record.outcome === 'failed' ? (record.failure?.class ?? '?') : record.outcome;

@@ -60,9 +60,8 @@ export function checkStopReason(
   const cls = last.record.failure?.class;
   if (cls === undefined) return [];
   const overrides = s.plan === false ? undefined : s.plan.actions;
-  const refused = prefillRefusals(attempts);
   const action = (a: Attempt): string =>
-    intendedAction(a.record.failure?.class ?? '', overrides, shouldRetry(a, refused));
+    intendedAction(a.record.failure?.class ?? '', overrides, shouldRetry(a));
   const a = action(last);
   const dropped = new Set(
     attempts.filter((x) => x.record.failure && action(x) === 'drop').map((x) => x.record.backend),
@@ -167,26 +166,9 @@ function overBudget(
  * The `x-should-retry` the attempt's worker read: the step's, when the attempt read the response's status (a
  * worker killed while the response was on its way, or a timeout before it, never saw the header).
  */
-function shouldRetry(a: Attempt, refused: ReadonlySet<Attempt>): boolean | undefined {
-  // A backend's first 400 to a prefill is retried at once, asking with an instruction (the contract's
-  // "falls back once"), whatever the response said.
-  if (refused.has(a)) return true;
+function shouldRetry(a: Attempt): boolean | undefined {
   if (a.record.failure?.status === undefined) return undefined;
   return a.fault?.kind === 'status' ? a.fault.shouldRetry : undefined;
-}
-
-/** The attempts that are a backend's first refusal of a prefill: a `BadRequest` to a continuation asked that way. */
-export function prefillRefusals(attempts: Attempt[]): Set<Attempt> {
-  const seen = new Set<string>();
-  const out = new Set<Attempt>();
-  for (const a of attempts) {
-    const r = a.record;
-    if (r.failure?.class !== 'BadRequest' || r.continuation?.form !== 'prefill' || seen.has(r.model))
-      continue;
-    seen.add(r.model);
-    out.add(a);
-  }
-  return out;
 }
 
 /**
@@ -251,14 +233,13 @@ function untriedBackends(s: Scenario, attempts: Attempt[], dropped: Set<number>)
 export function checkActions(s: Scenario, attempts: Attempt[]): Violation[] {
   const out: Violation[] = [];
   const overrides = s.plan === false ? undefined : s.plan.actions;
-  const refused = prefillRefusals(attempts);
   const perBackend = s.plan === false ? 2 : (s.plan.retriesPerBackend ?? 2);
   let inARow = 0;
   for (const [i, x] of attempts.entries()) {
     const next = attempts[i + 1];
     const failure = x.record.failure;
     if (next === undefined || failure === undefined) continue;
-    const intended = intendedAction(failure.class, overrides, shouldRetry(x, refused));
+    const intended = intendedAction(failure.class, overrides, shouldRetry(x));
     const allowed = intended === 'retry-same' ? ['retry-same', 'advance'] : [intended];
     const where = `${x.record.modelCallId} (${failure.class})`;
     if (!allowed.includes(failure.action ?? '')) {
