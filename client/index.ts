@@ -25,3 +25,18 @@ export type { StartAgentTurnOptions, TurnHistory, TurnOutcome } from './agent-tu
 export { subscribeCallStream, StreamedText } from './call-stream.js';
 export type { CallStreamItem, SubscribeCallStreamOptions } from './call-stream.js';
 export { LARGE_MESSAGE_CHANNEL_ARGS } from './connection-options.js';
+export { rerunCalls } from './rerun.js';
+export type { RerunCallsOptions } from './rerun.js';
+export { recordedRequests } from './rerun-requests.js';
+export type { RecordedRuns } from './rerun-requests.js';
+export { fetchRecordedRuns } from './rerun-fetch.js';
+export { rerunTotals } from '../common/rerun-totals.js';
+export type {
+  RerunAnswer,
+  RerunModelTotals,
+  RerunPair,
+  RerunReport,
+  RerunSkipped,
+  RerunSource,
+} from '../common/rerun.js';
+export type { RerunInput, RerunRequest } from '../common/rerun-input.js';

@@ -36,6 +36,8 @@ export interface RerunAnswer {
   /** A failed answer: its stop reason and the last attempt's failure class. */
   stopReason?: StopReason;
   failureClass?: FailureClass;
+  /** A failed answer with no attempt to name it (a candidate refused before its first attempt): why, in words. */
+  message?: string;
 }
 
 /** One recorded request with the original answer and each candidate's. */
