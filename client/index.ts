@@ -27,7 +27,7 @@ export type { CallStreamItem, SubscribeCallStreamOptions } from './call-stream.j
 export { LARGE_MESSAGE_CHANNEL_ARGS } from './connection-options.js';
 export { rerunCalls } from './rerun.js';
 export type { RerunCallsOptions } from './rerun.js';
-export { recordedRequests } from './rerun-requests.js';
+export { recordedRequests, RerunRefusedError } from './rerun-requests.js';
 export type { RecordedRuns } from './rerun-requests.js';
 export { fetchRecordedRuns } from './rerun-fetch.js';
 export { rerunTotals } from '../common/rerun-totals.js';

@@ -18,6 +18,11 @@ type History = temporal.api.history.v1.IHistory;
 const ATTEMPT_ACTIVITY = 'modelRequest';
 const TURN_WORKFLOW = 'agentTurnWorkflow';
 
+/** What to rerun was refused before anything started (an unknown call, no workflow, no model). */
+export class RerunRefusedError extends Error {
+  override name = 'RerunRefusedError';
+}
+
 /** A workflow's runs, decoded, with the events whose payloads could not be (a stored object that is gone). */
 export interface RecordedRuns {
   workflowId: string;
@@ -40,7 +45,7 @@ interface CallTrace {
 /**
  * Every call of `runs` (or only `callId`) as a request to rerun, or skipped with the reason: a request or answer
  * whose stored payload is gone, an embedding, a call that has not ended.
- * @throws Error when `callId` is given and the workflow has no such call.
+ * @throws RerunRefusedError when `callId` is given and the workflow has no such call.
  */
 export function recordedRequests(
   runs: RecordedRuns,
@@ -53,7 +58,7 @@ export function recordedRequests(
   const lastCall = [...traces.keys()].at(-1);
   if (callId !== undefined && !traces.has(callId)) {
     const known = [...traces.keys()];
-    throw new Error(
+    throw new RerunRefusedError(
       `workflow ${runs.workflowId} has no call ${callId}` +
         (known.length > 0 ? ` (its calls: ${known.join(', ')})` : ' (it made no model call)'),
     );

@@ -8,7 +8,7 @@ import type { RerunReport, RerunSkipped } from '../common/rerun.js';
 import { rerunWorkflow } from '../workflows/rerun/rerun-workflow.js';
 import { listRuns } from './list-runs.js';
 import { fetchRecordedRuns } from './rerun-fetch.js';
-import { recordedRequests } from './rerun-requests.js';
+import { recordedRequests, RerunRefusedError } from './rerun-requests.js';
 
 const DEFAULT_QUERY_LIMIT = 10;
 
@@ -47,7 +47,9 @@ export interface RerunCallsOptions {
  * child call of one `rerunWorkflow`, and the answers come back side by side with the recorded ones. An agent turn
  * is rerun step by step (the candidates' tool calls are compared, never run). The recorded runs are only read.
  * A request that cannot be read (its stored payload is gone) or that is an embedding is in `skipped`, with why.
- * @throws Error when the options are refused (no model, a bad plan, an unknown `callId`) before anything starts.
+ * @throws RerunRefusedError when the options are refused (no model, an unknown `callId`) and
+ * `InvalidRetryPlanError` for a bad plan, before anything starts; `WorkflowFailedError` when the rerun itself is
+ * refused by the workflow (`InvalidRerunInput`: a budget with a candidate model that has no price).
  */
 export async function rerunCalls(client: Client, options: RerunCallsOptions): Promise<RerunReport> {
   const now = Date.now();
@@ -69,7 +71,7 @@ export async function rerunCalls(client: Client, options: RerunCallsOptions): Pr
     ...(options.budgetUsd !== undefined ? { budgetUsd: options.budgetUsd } : {}),
   };
   const problem = rerunInputProblem(input);
-  if (problem) throw new Error(problem);
+  if (problem) throw new RerunRefusedError(problem);
   const handle = await client.workflow.start(rerunWorkflow, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? `rerun-${randomUUID()}`,
@@ -83,7 +85,7 @@ export async function rerunCalls(client: Client, options: RerunCallsOptions): Pr
 async function workflowIdsOf(client: Client, options: RerunCallsOptions): Promise<string[]> {
   const given = options.workflowIds ?? [];
   if (options.query === undefined) {
-    if (given.length === 0) throw new Error('give the workflow ids to rerun, or a `query`');
+    if (given.length === 0) throw new RerunRefusedError('give the workflow ids to rerun, or a `query`');
     return [...new Set(given)];
   }
   const runs = await listRuns(client, options.query, options.limit ?? DEFAULT_QUERY_LIMIT);

@@ -12,7 +12,8 @@ import { ok, toolCall } from '../../loopback/index.js';
 import { createDataConverter } from '../../payloads/data-converter.js';
 import { FolderPayloadStore } from '../../payloads/payload-store.js';
 import { runTurn } from '../harness/agent-turn.js';
-import { useFixture } from '../harness/fixture.js';
+import { runCli } from '../harness/cli.js';
+import { cliEnv, useFixture } from '../harness/fixture.js';
 import { modelCallFixture, runCall, TEST_SECRETS } from '../harness/model-call.js';
 import type { TestWorker } from '../harness/temporal.js';
 
@@ -215,6 +216,37 @@ describe('a rerun sends recorded requests to other models and compares the answe
     await expect(
       rerun({ workflowIds: [turn.handle.workflowId], callId: 'c9', models: [cand.name] }),
     ).rejects.toThrow(/has no call c9 \(its calls: c1, c2\)/);
+  });
+
+  it('`model-retry rerun` prints each pair and the totals, or the report as JSON', async () => {
+    const orig = model('local', 'cli-orig');
+    const cand = model('claude', 'cli-cand');
+    fx.lp.script(orig.id, [ok('Paris.')]);
+    fx.lp.script(cand.id, [ok('Paris.'), ok('It is Paris.')]);
+    const call = await runCall(fx, worker, { model: orig.name, prompt: 'Capital of France?' });
+    const env = cliEnv(worker.taskQueue);
+
+    const json = await runCli(['rerun', call.workflowId, '--model', cand.name, '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as RerunReport;
+    expect(report.pairs[0]?.candidates.map((c) => [c.model, c.text])).toEqual([[cand.name, 'Paris.']]);
+    expect(report.totals.map((t) => [t.model, t.sameText])).toEqual([
+      ['original', 1],
+      [cand.name, 1],
+    ]);
+
+    const readable = await runCli(['rerun', call.workflowId, '--model', cand.name], env);
+    expect(readable.code, readable.stderr).toBe(0);
+    expect(readable.stdout).toContain(`${call.workflowId} c1\n`);
+    expect(readable.stdout).toMatch(new RegExp(`  original +succeeded  stop .*\\n +"Paris\\."`));
+    expect(readable.stdout).toMatch(new RegExp(`  ${cand.name} +succeeded  stop .*\\n +"It is Paris\\."`));
+    expect(readable.stdout).toMatch(new RegExp(`Totals:\\n  original +1/1 succeeded`));
+    expect(readable.stdout).toMatch(new RegExp(`  ${cand.name} +1/1 succeeded .*same text 0`));
+
+    const unknown = await runCli(['rerun', call.workflowId, '--call', 'c5', '--model', cand.name], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('has no call c5 (its calls: c1)');
+    expect(fx.lp.requestCount(cand.id)).toBe(2);
   });
 
   it('stops starting calls when the budget would be passed, and reports the requests it did not send', async () => {
