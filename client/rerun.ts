@@ -6,6 +6,12 @@ import { RERUN_MEMO_KEY, rerunInputProblem } from '../common/rerun-input.js';
 import type { RerunInput, RerunRequest } from '../common/rerun-input.js';
 import type { RerunReport, RerunSkipped } from '../common/rerun.js';
 import { rerunWorkflow } from '../workflows/rerun/rerun-workflow.js';
+import {
+  PAYLOAD_STORE_FIX,
+  TEMPORAL_PAYLOAD_LIMIT_BYTES,
+  encodedPayloadSize,
+  megabytes,
+} from '../payloads/payload-size.js';
 import { listRuns } from './list-runs.js';
 import { fetchRecordedRuns } from './rerun-fetch.js';
 import { recordedRequests, RerunRefusedError } from './rerun-requests.js';
@@ -72,6 +78,7 @@ export async function rerunCalls(client: Client, options: RerunCallsOptions): Pr
   };
   const problem = rerunInputProblem(input);
   if (problem) throw new RerunRefusedError(problem);
+  await checkRerunSize(client, input);
   const handle = await client.workflow.start(rerunWorkflow, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? `rerun-${randomUUID()}`,
@@ -80,6 +87,19 @@ export async function rerunCalls(client: Client, options: RerunCallsOptions): Pr
   });
   options.onStarted?.(handle);
   return handle.result();
+}
+
+/**
+ * The rerun's input carries every request it sends: over Temporal's payload limit as `client` stores it, the server
+ * would refuse the start with a bare message, so it is refused here, saying how to make it fit.
+ */
+async function checkRerunSize(client: Client, input: RerunInput): Promise<void> {
+  const { bytes } = await encodedPayloadSize(input, client.options.loadedDataConverter);
+  if (bytes <= TEMPORAL_PAYLOAD_LIMIT_BYTES) return;
+  throw new RerunRefusedError(
+    `the ${input.requests.length} recorded requests take ${megabytes(bytes)} as Temporal stores them, over its ` +
+      `2 MB limit on one payload: rerun fewer at once (\`--limit\`, \`--call\`), ${PAYLOAD_STORE_FIX}`,
+  );
 }
 
 async function workflowIdsOf(client: Client, options: RerunCallsOptions): Promise<string[]> {

@@ -11,7 +11,8 @@ import type { RerunReport } from '../../common/rerun.js';
 import { ok, toolCall } from '../../loopback/index.js';
 import { createDataConverter } from '../../payloads/data-converter.js';
 import { FolderPayloadStore } from '../../payloads/payload-store.js';
-import { runTurn } from '../harness/agent-turn.js';
+import { runTurn, until } from '../harness/agent-turn.js';
+import { listRuns } from '../../client/list-runs.js';
 import { runCli } from '../harness/cli.js';
 import { cliEnv, useFixture } from '../harness/fixture.js';
 import { modelCallFixture, runCall, TEST_SECRETS } from '../harness/model-call.js';
@@ -136,6 +137,11 @@ describe('a rerun sends recorded requests to other models and compares the answe
     const description = await fx.temporal.client.workflow.getHandle(report.rerunWorkflowId).describe();
     expect(description.type).toBe('rerunWorkflow');
     expect(description.memo?.[RERUN_MEMO_KEY]).toEqual([a.workflowId, b.workflowId]);
+    // Kept for the file's replay check: the rerun workflow decides the same from its history.
+    fx.histories.push({
+      workflowId: report.rerunWorkflowId,
+      history: await fx.temporal.client.workflow.getHandle(report.rerunWorkflowId).fetchHistory(),
+    });
     const child = await fx.temporal.client.workflow
       .getHandle(first?.candidates[1]?.workflowId ?? '')
       .describe();
@@ -202,6 +208,58 @@ describe('a rerun sends recorded requests to other models and compares the answe
     // Step 1's arguments differ; step 2 called no tool, as the original did.
     expect(report.totals.find((t) => t.model === openai.name)?.sameToolCalls).toBe(1);
     expect(await eventCount(turn.handle.workflowId)).toBe(before);
+  });
+
+  it("leaves another provider's signed reasoning out of the request it sends to an OpenAI backend", async () => {
+    const orig = model('claude', 'signed-orig');
+    const [openai, anthropic] = [model('local', 'signed-cand'), model('claude', 'signed-cand')];
+    fx.lp.script(orig.id, [ok('Fourteen.')]);
+    fx.lp.script(openai.id, [ok('14.')]);
+    fx.lp.script(anthropic.id, [ok('Fourteen.')]);
+    const thought = 'Twice seven is fourteen.';
+    const call = await runCall(fx, worker, {
+      model: orig.name,
+      messages: [
+        { role: 'user', content: 'What is 2 * 7?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: thought, providerOptions: { anthropic: { signature: 'sig-rerun' } } },
+            { type: 'text', text: 'Fourteen.' },
+          ],
+        },
+        { role: 'user', content: 'And in digits?' },
+      ],
+    });
+    expect(JSON.stringify(fx.lp.requests(orig.id)[0]?.body)).toContain('sig-rerun');
+
+    const report = await rerun({ workflowIds: [call.workflowId], models: [openai.name, anthropic.name] });
+
+    expect(report.pairs[0]?.candidates.map((c) => c.outcome)).toEqual(['succeeded', 'succeeded']);
+    const sentOpenai = JSON.stringify(fx.lp.requests(openai.id)[0]?.body);
+    expect(sentOpenai).toContain('And in digits?');
+    expect(sentOpenai).not.toContain(thought);
+    expect(sentOpenai).not.toContain('sig-rerun');
+    expect(fx.lp.requests(anthropic.id)[0]?.body).toEqual({
+      ...(fx.lp.requests(orig.id)[0]?.body as Body),
+      model: anthropic.id,
+    });
+  });
+
+  it('reruns the runs a visibility query finds', async () => {
+    const orig = model('local', 'query-orig');
+    const cand = model('local', 'query-cand');
+    fx.lp.script(orig.id, [ok('Found.')]);
+    fx.lp.script(cand.id, [ok('Found too.')]);
+    const call = await runCall(fx, worker, { model: orig.name, prompt: 'Find me.' });
+    const query = `WorkflowId = '${call.workflowId}'`;
+    await until('the call in visibility', async () =>
+      (await listRuns(fx.temporal.client, query, 1)).length > 0 ? true : undefined,
+    );
+    const report = await rerun({ query, limit: 5, models: [cand.name] });
+    expect(report.pairs.map((p) => [p.source.workflowId, p.candidates[0]?.text])).toEqual([
+      [call.workflowId, 'Found too.'],
+    ]);
   });
 
   it('`--call` picks one call of a workflow; a call it does not have is refused before anything starts', async () => {
