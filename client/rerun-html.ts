@@ -4,7 +4,6 @@ import { escapeHtml } from './timeline-lanes.js';
 import {
   costText,
   latencyText,
-  outcomeText,
   sourceText,
   textChangeText,
   tokenPair,
@@ -117,7 +116,8 @@ function answerCard(
   original?: RerunAnswer,
 ): string {
   const facts: [string, string][] = [
-    ['outcome', outcomeText(answer)],
+    // The finish reason, failure class and stop reason have rows of their own here.
+    ['outcome', answer.outcome],
     ['finish reason', answer.finishReason ?? ''],
     ['failure class', answer.failureClass ?? ''],
     ['stop reason', answer.stopReason ?? ''],
@@ -180,8 +180,8 @@ body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1f2328; }
 h1 { font-size: 18px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 20px 0 8px; } h3 { font-size: 14px; margin: 0 0 8px; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
 .meta, .legend { color: #57606a; margin: 0 0 12px; overflow-wrap: anywhere; }
 .wide { overflow-x: auto; }
-table.totals { border-collapse: collapse; font-size: 13px; } th, td { border-bottom: 1px solid #d0d7de; padding: 4px 10px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
-td:first-child { font-family: ui-monospace, monospace; } td:not(:first-child) { text-align: right; white-space: nowrap; }
+table.totals { border-collapse: collapse; font-size: 13px; } th, td { border-bottom: 1px solid #d0d7de; padding: 4px 10px; text-align: left; vertical-align: top; }
+td:first-child { font-family: ui-monospace, monospace; overflow-wrap: anywhere; min-width: 16ch; } td:not(:first-child) { text-align: right; white-space: nowrap; }
 section.pair { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 12px; margin: 0 0 14px; background: #fff; }
 .answers { display: grid; grid-auto-flow: column; grid-auto-columns: minmax(0, 1fr); gap: 12px; }
 .answer { min-width: 0; border-left: 3px solid #1a7f37; padding: 0 0 0 10px; }
@@ -190,6 +190,7 @@ section.pair { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 12px
 .model { font-family: ui-monospace, monospace; font-weight: 600; }
 dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0 8px; margin: 0 0 6px; font-size: 12px; }
 dl.facts dt { color: #57606a; } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+@media (max-width: 1000px) { dl.facts { grid-template-columns: minmax(0, 1fr); } dl.facts dd { margin: 0 0 2px; } }
 .outcome-failed dd.outcome, dd.failure-class, dd.stop-reason { color: #b42318; }
 .change { font-size: 12px; color: #57606a; margin: 0 0 6px; overflow-wrap: anywhere; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; border-radius: 4px; padding: 6px 8px; }

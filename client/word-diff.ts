@@ -154,6 +154,25 @@ function mergeRuns(ops: readonly Op[]): DiffRun[] {
     }
     joined.push(seg);
   }
+  joined.forEach((seg, i) => {
+    if ('equal' in seg) return;
+    // Whitespace both sides of a change start or end with is shared: it goes to the stretch beside it, so that a
+    // change reads as whole words ("total [matches|agrees with] the", not "total [matches |agrees with ]the").
+    const before = joined[i - 1];
+    const after = joined[i + 1];
+    const lead = sharedSpace(seg.removed, seg.added, 'start');
+    if (lead && before && 'equal' in before) {
+      before.equal += lead;
+      seg.removed = seg.removed.slice(lead.length);
+      seg.added = seg.added.slice(lead.length);
+    }
+    const trail = sharedSpace(seg.removed, seg.added, 'end');
+    if (trail && after && 'equal' in after) {
+      after.equal = trail + after.equal;
+      seg.removed = seg.removed.slice(0, -trail.length);
+      seg.added = seg.added.slice(0, -trail.length);
+    }
+  });
   return joined.flatMap((seg): DiffRun[] =>
     'equal' in seg
       ? [{ op: 'equal', text: seg.equal }]
@@ -162,4 +181,19 @@ function mergeRuns(ops: readonly Op[]): DiffRun[] {
           ...(seg.added ? [{ op: 'added' as const, text: seg.added }] : []),
         ],
   );
+}
+
+/** The whitespace both texts start (or end) with, when both are non-empty and would keep some text. */
+function sharedSpace(a: string, b: string, side: 'start' | 'end'): string {
+  const pattern = side === 'start' ? /^\s+/u : /\s+$/u;
+  const x = pattern.exec(a)?.[0] ?? '';
+  const y = pattern.exec(b)?.[0] ?? '';
+  let n = 0;
+  while (n < x.length && n < y.length) {
+    const i = side === 'start' ? n : -1 - n;
+    if (x.at(i) !== y.at(i)) break;
+    n++;
+  }
+  if (n === 0 || n >= a.length || n >= b.length) return '';
+  return side === 'start' ? a.slice(0, n) : a.slice(a.length - n);
 }

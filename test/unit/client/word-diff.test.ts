@@ -72,6 +72,20 @@ describe('wordDiff', () => {
       ],
     ],
     [
+      'a change reads as whole words, the spaces around it shared',
+      'its total matches the amount. its total matches the sum.',
+      'its total agrees with the amount. its total agrees with the sum.',
+      [
+        { op: 'equal', text: 'its total ' },
+        { op: 'removed', text: 'matches' },
+        { op: 'added', text: 'agrees with' },
+        { op: 'equal', text: ' the amount. its total ' },
+        { op: 'removed', text: 'matches' },
+        { op: 'added', text: 'agrees with' },
+        { op: 'equal', text: ' the sum.' },
+      ],
+    ],
+    [
       'a word is never split: "cats" is not "cat" plus "s"',
       'cat',
       'cats',
