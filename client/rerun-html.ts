@@ -11,6 +11,7 @@ import {
   toolChangeText,
 } from './rerun-values.js';
 import { wordDiff } from './word-diff.js';
+import type { DiffRun } from './word-diff.js';
 
 /**
  * A rerun's report as one self-contained HTML page (inline CSS, no script, no external asset; its Content Security
@@ -86,9 +87,21 @@ function totalsTable(totals: readonly RerunModelTotals[]): string {
 
 function pairSection(pair: RerunPair, index: number): string {
   const heading = `${sourceText(pair.source)} (run ${pair.source.runId})`;
+  const original = pair.original;
   const answers = [
-    answerCard(pair.original, 'original', pair.original.text ? escapeHtml(pair.original.text) : ''),
-    ...pair.candidates.map((c) => answerCard(c, 'candidate', diffHtml(c, pair.original), pair.original)),
+    answerCard(original, 'original', original.text ? escapeHtml(original.text) : '', []),
+    ...pair.candidates.map((candidate) => {
+      const runs = wordDiff(original.text, candidate.text);
+      // A diff against a failure's empty text would mark every word: show the text as it came instead.
+      const compared = candidate.outcome === 'succeeded' && original.outcome === 'succeeded';
+      const compare = [textChangeText(runs, candidate, original), toolChangeText(candidate, original)];
+      return answerCard(
+        candidate,
+        'candidate',
+        compared ? diffHtml(runs) : escapeHtml(candidate.text),
+        compare,
+      );
+    }),
   ];
   return [
     `<section class="pair" id="pair-${index + 1}">`,
@@ -98,10 +111,9 @@ function pairSection(pair: RerunPair, index: number): string {
   ].join('\n');
 }
 
-/** The candidate's text as a word diff against the original's; plain when either has no answer to compare. */
-function diffHtml(candidate: RerunAnswer, original: RerunAnswer): string {
-  if (candidate.outcome === 'failed' || original.outcome === 'failed') return escapeHtml(candidate.text);
-  return wordDiff(original.text, candidate.text)
+/** Removed words struck out, added ones marked. */
+function diffHtml(runs: readonly DiffRun[]): string {
+  return runs
     .map((run) => {
       const text = escapeHtml(run.text);
       return run.op === 'equal' ? text : run.op === 'removed' ? `<del>${text}</del>` : `<ins>${text}</ins>`;
@@ -109,11 +121,12 @@ function diffHtml(candidate: RerunAnswer, original: RerunAnswer): string {
     .join('');
 }
 
+/** One answer's column: `text` is ready HTML, `compared` says how it compares with the original. */
 function answerCard(
   answer: RerunAnswer,
   role: 'original' | 'candidate',
   text: string,
-  original?: RerunAnswer,
+  compared: string[],
 ): string {
   const facts: [string, string][] = [
     // The finish reason, failure class and stop reason have rows of their own here.
@@ -126,12 +139,7 @@ function answerCard(
     ['latency', latencyText(answer.latencyMs)],
     ['workflow', answer.workflowId],
   ];
-  const compared = original
-    ? [
-        textChangeText(wordDiff(original.text, answer.text), answer, original),
-        toolChangeText(answer, original),
-      ]
-    : [];
+  const comparison = compared.filter(Boolean);
   return [
     `<article class="answer ${role} outcome-${answer.outcome === 'failed' ? 'failed' : 'succeeded'}">`,
     `<header><span class="role">${role}</span> <span class="model">${escapeHtml(answer.model)}</span></header>`,
@@ -141,9 +149,7 @@ function answerCard(
         ([name, value]) => `<dt>${name}</dt><dd class="${name.replace(' ', '-')}">${escapeHtml(value)}</dd>`,
       )
       .join('')}</dl>`,
-    compared.some(Boolean)
-      ? `<p class="change">${compared.filter(Boolean).map(escapeHtml).join(' · ')}</p>`
-      : '',
+    comparison.length > 0 ? `<p class="change">${comparison.map(escapeHtml).join(' · ')}</p>` : '',
     text === '' ? '<div class="text empty">(no text)</div>' : `<div class="text">${text}</div>`,
     toolList(answer),
     '</article>',
