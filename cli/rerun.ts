@@ -2,15 +2,15 @@ import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError } from '
 import { ApplicationFailure } from '@temporalio/common';
 import { InvalidRetryPlanError } from '../policy/index.js';
 import { rerunCalls } from '../client/rerun.js';
+import { formatRerunReport } from '../client/rerun-format.js';
+import { writeRerunHtml } from '../client/rerun-html.js';
 import { RerunRefusedError } from '../client/rerun-requests.js';
 import type { RerunCallsOptions } from '../client/rerun.js';
-import type { RerunAnswer, RerunModelTotals, RerunPair, RerunReport } from '../common/rerun.js';
 import { INVALID_RERUN_INPUT, MAX_RERUN_CONCURRENCY } from '../common/rerun-input.js';
 import { resolveTaskQueue } from '../worker/config.js';
 import { UsageError, parseCommandArgs } from './args.js';
 import { RERUN_HELP } from './help.js';
 import { PLAN_FLAG_OPTIONS, planFromFlags, planRefusal } from './plan-flags.js';
-import { formatMs } from './progress.js';
 import { openSession, say } from './session.js';
 
 const RERUN_OPTIONS = {
@@ -39,11 +39,8 @@ export async function runRerunCommand(args: string[]): Promise<number> {
     return 0;
   }
   const options = rerunOptions(values, positionals);
-  if (values.html !== undefined) {
-    if (values.html.trim() === '') throw new UsageError('`--html` needs the path of the page to write');
-    // The HTML report is another piece of work; until it is here, nothing is started for a page never written.
-    throw new UsageError('`--html` is not built yet: use `--json`, or leave `--html` out');
-  }
+  if (values.html !== undefined && values.html.trim() === '')
+    throw new UsageError('`--html` needs the path of the page to write');
   const session = await openSession();
   try {
     const report = await rerunCalls(session.client, {
@@ -52,8 +49,12 @@ export async function runRerunCommand(args: string[]): Promise<number> {
         if (values.json !== true) say(`rerun ${handle.workflowId} started; waiting for its calls`);
       },
     });
+    if (values.html !== undefined) {
+      await writeRerunHtml(report, values.html);
+      if (values.json !== true) say(`the report is in ${values.html}`);
+    }
     if (values.json === true) console.log(JSON.stringify(report, null, 2));
-    else for (const line of describeRerun(report)) console.log(line);
+    else process.stdout.write(formatRerunReport(report));
     return 0;
   } catch (error) {
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
@@ -136,76 +137,4 @@ function positiveNumber(text: string | undefined, flag: string): number | undefi
   if (text.trim() === '' || !Number.isFinite(n) || n <= 0)
     throw new UsageError(`\`${flag}\` must be a positive number of USD (got ${JSON.stringify(text)})`);
   return n;
-}
-
-/** The readable form of a rerun: one block per pair, then what was skipped, then the totals per model. */
-export function describeRerun(report: RerunReport): string[] {
-  const lines = [
-    `${report.rerunWorkflowId}: ${report.pairs.length} request(s) on ${report.models.join(', ')}`,
-  ];
-  for (const pair of report.pairs) lines.push('', ...pairLines(pair));
-  if (report.skipped.length > 0) {
-    lines.push('', 'Skipped:');
-    for (const s of report.skipped) lines.push(`  ${sourceName(s.source)}: ${s.reason}`);
-  }
-  lines.push('', 'Totals:', ...totalsLines(report.totals));
-  return lines;
-}
-
-function sourceName(source: RerunPair['source']): string {
-  return `${source.workflowId} ${source.callId}${source.step !== undefined ? ` (step ${source.step})` : ''}`;
-}
-
-function pairLines(pair: RerunPair): string[] {
-  const width = Math.max('original'.length, ...pair.candidates.map((c) => c.model.length));
-  const row = (label: string, answer: RerunAnswer) => [
-    `  ${label.padEnd(width)}  ${answerSummary(answer)}`,
-    ...(answer.text !== '' ? [`  ${''.padEnd(width)}  ${quote(answer.text)}`] : []),
-    ...answer.toolCalls.map((t) => `  ${''.padEnd(width)}  -> ${t.name}(${t.args})`),
-  ];
-  return [
-    sourceName(pair.source),
-    ...row('original', pair.original),
-    ...pair.candidates.flatMap((c) => row(c.model, c)),
-  ];
-}
-
-function answerSummary(a: RerunAnswer): string {
-  const parts: string[] = [a.outcome];
-  if (a.outcome === 'failed') {
-    const why = [a.stopReason, a.failureClass].filter((x) => x !== undefined).join(', ');
-    if (why) parts.push(`(${why})`);
-    if (a.message) parts.push(a.message);
-  }
-  if (a.finishReason) parts.push(a.finishReason);
-  if (a.usage) parts.push(`${a.usage.inputTokens ?? '?'}+${a.usage.outputTokens ?? '?'} tok`);
-  if (a.costUsd !== undefined) parts.push(`$${round(a.costUsd)}`);
-  if (a.latencyMs !== undefined) parts.push(formatMs(a.latencyMs));
-  return parts.join('  ');
-}
-
-function totalsLines(totals: readonly RerunModelTotals[]): string[] {
-  const width = Math.max(...totals.map((t) => t.model.length));
-  return totals.map((t) => {
-    const parts = [
-      `${t.succeeded}/${t.requests} succeeded`,
-      ...(t.inputTokens !== undefined || t.outputTokens !== undefined
-        ? [`${t.inputTokens ?? '?'}+${t.outputTokens ?? '?'} tok`]
-        : []),
-      ...(t.costUsd !== undefined ? [`$${round(t.costUsd)}`] : []),
-      ...(t.medianLatencyMs !== undefined ? [`median ${formatMs(t.medianLatencyMs)}`] : []),
-      ...(t.model !== 'original' ? [`same text ${t.sameText}`, `same tool calls ${t.sameToolCalls}`] : []),
-    ];
-    return `  ${t.model.padEnd(width)}  ${parts.join('  ')}`;
-  });
-}
-
-/** A text on one line, cut past 200 characters. */
-function quote(text: string): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return JSON.stringify(one.length > 200 ? `${one.slice(0, 200)}...` : one);
-}
-
-function round(usd: number): string {
-  return Number(usd.toPrecision(4)).toString();
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
@@ -293,13 +293,19 @@ describe('a rerun sends recorded requests to other models and compares the answe
       [cand.name, 1],
     ]);
 
-    const readable = await runCli(['rerun', call.workflowId, '--model', cand.name], env);
+    const page = join(mkdtempSync(join(tmpdir(), 'rerun-html-')), 'report.html');
+    const readable = await runCli(['rerun', call.workflowId, '--model', cand.name, '--html', page], env);
     expect(readable.code, readable.stderr).toBe(0);
-    expect(readable.stdout).toContain(`${call.workflowId} c1\n`);
-    expect(readable.stdout).toMatch(new RegExp(`  original +succeeded  stop .*\\n +"Paris\\."`));
-    expect(readable.stdout).toMatch(new RegExp(`  ${cand.name} +succeeded  stop .*\\n +"It is Paris\\."`));
-    expect(readable.stdout).toMatch(new RegExp(`Totals:\\n  original +1/1 succeeded`));
-    expect(readable.stdout).toMatch(new RegExp(`  ${cand.name} +1/1 succeeded .*same text 0`));
+    expect(readable.stdout).toContain(`c1 of ${call.workflowId} (run `);
+    expect(readable.stdout).toMatch(/\n {2}original +succeeded \(stop\)/);
+    expect(readable.stdout).toMatch(
+      new RegExp(`\\n {2}${cand.name} +succeeded \\(stop\\).*\\n +0 words removed, 2 added`),
+    );
+    expect(readable.stdout).toMatch(/\ntotals:\n {2}model +requests/);
+    // The page has the pair side by side with the candidate's changes marked.
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain('<ins>');
+    expect(html).toContain(cand.name);
 
     const unknown = await runCli(['rerun', call.workflowId, '--call', 'c5', '--model', cand.name], env);
     expect(unknown.code).toBe(2);

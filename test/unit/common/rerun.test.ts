@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerOf, costOf } from '../../../common/rerun-answer.js';
-import { rerunTotals, sameToolCalls } from '../../../common/rerun-totals.js';
+import { rerunTotals } from '../../../common/rerun-totals.js';
+import { sameToolCalls } from '../../../common/tool-call-compare.js';
 import type { RerunAnswer, RerunPair } from '../../../common/rerun.js';
 
 const PRICE = { inputPerMTok: 1, outputPerMTok: 2 };
