@@ -1,3 +1,6 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { InvalidRetryPlanError } from '../policy/index.js';
@@ -39,8 +42,7 @@ export async function runRerunCommand(args: string[]): Promise<number> {
     return 0;
   }
   const options = rerunOptions(values, positionals);
-  if (values.html !== undefined && values.html.trim() === '')
-    throw new UsageError('`--html` needs the path of the page to write');
+  if (values.html !== undefined) await checkHtmlPath(values.html);
   const session = await openSession();
   try {
     const report = await rerunCalls(session.client, {
@@ -49,12 +51,13 @@ export async function runRerunCommand(args: string[]): Promise<number> {
         if (values.json !== true) say(`rerun ${handle.workflowId} started; waiting for its calls`);
       },
     });
+    // The report is printed before the page is written: a write that fails late loses nothing that was paid for.
+    if (values.json === true) console.log(JSON.stringify(report, null, 2));
+    else process.stdout.write(formatRerunReport(report));
     if (values.html !== undefined) {
       await writeRerunHtml(report, values.html);
       if (values.json !== true) say(`the report is in ${values.html}`);
     }
-    if (values.json === true) console.log(JSON.stringify(report, null, 2));
-    else process.stdout.write(formatRerunReport(report));
     return 0;
   } catch (error) {
     if (error instanceof InvalidRetryPlanError) throw new UsageError(planRefusal(error));
@@ -71,6 +74,26 @@ export async function runRerunCommand(args: string[]): Promise<number> {
   } finally {
     await session.close();
   }
+}
+
+/**
+ * `--html FILE` is checked before the rerun starts (its folder exists and can be written, it is not a folder), so a
+ * mistyped path never costs a paid rerun.
+ */
+async function checkHtmlPath(file: string): Promise<void> {
+  if (file.trim() === '') throw new UsageError('`--html` needs the path of the page to write');
+  const dir = dirname(resolve(file));
+  try {
+    if (!(await stat(dir)).isDirectory()) throw new Error('not a folder');
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(
+      `\`--html\` ${file}: its folder ${dir} cannot be written (${(error as Error).message}); give a path in a folder that exists`,
+    );
+  }
+  const existing = await stat(file).catch(() => undefined);
+  if (existing?.isDirectory())
+    throw new UsageError(`\`--html\` ${file} is a folder: give the path of a file`);
 }
 
 function rerunOptions(

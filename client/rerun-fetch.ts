@@ -7,6 +7,7 @@ import {
 } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import protoPackage from '@temporalio/proto';
 import type { temporal } from '@temporalio/proto';
+import { boundedMessage } from '../common/scrub.js';
 import { decodeHistory } from './decode-history.js';
 import { fetchRunChain, runLinks } from './history-chain.js';
 import { idOf } from './history-events.js';
@@ -49,7 +50,12 @@ export async function decodeTolerant(
       const decoded = await decodeHistory({ events: [event] }, codecs);
       events.push(decoded.events?.[0] ?? event);
     } catch (error) {
-      undecodable.set(`${runId}/${idOf(event.eventId)}`, (error as Error).message);
+      // The reason goes into the rerun's input and history: bounded and scrubbed like an attempt's failure message
+      // (a codec or store error may echo a URL with credentials, or a key).
+      undecodable.set(
+        `${runId}/${idOf(event.eventId)}`,
+        boundedMessage(String((error as Error)?.message ?? error)),
+      );
       events.push(await withoutPayloads(event));
     }
   }

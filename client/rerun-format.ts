@@ -7,6 +7,7 @@ import type { RerunAnswer, RerunModelTotals, RerunPair, RerunReport } from '../c
 import {
   costText,
   latencyText,
+  messageText,
   outcomeText,
   sourceText,
   textChangeText,
@@ -37,8 +38,12 @@ function pairBlock(pair: RerunPair): string[] {
   const width = Math.max('original'.length, ...pair.candidates.map((c) => c.model.length));
   const lines = [`${sourceText(pair.source)} (run ${pair.source.runId})`];
   lines.push(`  ${'original'.padEnd(width)}  ${answerLine(pair.original)} · ${pair.original.model}`);
+  const why = messageText(pair.original);
+  if (why) lines.push(`  ${''.padEnd(width)}  why: ${why}`);
   for (const candidate of pair.candidates) {
     lines.push(`  ${candidate.model.padEnd(width)}  ${answerLine(candidate)}`);
+    const message = messageText(candidate);
+    if (message) lines.push(`  ${''.padEnd(width)}  why: ${message}`);
     const change = [
       textChangeText(wordDiff(pair.original.text, candidate.text), candidate, pair.original),
       toolChangeText(candidate, pair.original),

@@ -45,11 +45,13 @@ interface CallTrace {
 /**
  * Every call of `runs` (or only `callId`) as a request to rerun, or skipped with the reason: a request or answer
  * whose stored payload is gone, an embedding, a call that has not ended.
- * @throws RerunRefusedError when `callId` is given and the workflow has no such call.
+ * @throws RerunRefusedError when `callId` is given and the workflow has no such call (with `missingCall: 'skip'`
+ * that workflow is skipped instead).
  */
 export function recordedRequests(
   runs: RecordedRuns,
   callId?: string,
+  options: { missingCall?: 'refuse' | 'skip' } = {},
 ): { requests: RerunRequest[]; skipped: RerunSkipped[] } {
   const traces = traceCalls(runs);
   const history = readCallHistories(runs.histories);
@@ -58,10 +60,16 @@ export function recordedRequests(
   const lastCall = [...traces.keys()].at(-1);
   if (callId !== undefined && !traces.has(callId)) {
     const known = [...traces.keys()];
-    throw new RerunRefusedError(
+    const why =
       `workflow ${runs.workflowId} has no call ${callId}` +
-        (known.length > 0 ? ` (its calls: ${known.join(', ')})` : ' (it made no model call)'),
-    );
+      (known.length > 0 ? ` (its calls: ${known.join(', ')})` : ' (it made no model call)');
+    // A run a query found may lack the call: it is skipped; a workflow named explicitly must have it.
+    if (options.missingCall !== 'skip') throw new RerunRefusedError(why);
+    const runId = runLinks(runs.histories.at(-1) ?? {}).runId ?? '';
+    return {
+      requests: [],
+      skipped: [{ source: { workflowId: runs.workflowId, runId, callId }, reason: why }],
+    };
   }
   const requests: RerunRequest[] = [];
   const skipped: RerunSkipped[] = [];

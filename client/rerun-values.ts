@@ -22,6 +22,22 @@ export function outcomeText(answer: RerunAnswer): string {
   return `failed${why ? `: ${why}` : ''}`;
 }
 
+/** The most of a failure's message a report shows. */
+export const MAX_REPORT_MESSAGE_CHARS = 300;
+
+/** Why a failed answer failed, in its own words, whitespace collapsed and cut; '' when it has no message. */
+export function messageText(answer: Pick<RerunAnswer, 'message'>): string {
+  const text = (answer.message ?? '').replace(/\s+/g, ' ').trim();
+  return text.length <= MAX_REPORT_MESSAGE_CHARS ? text : `${text.slice(0, MAX_REPORT_MESSAGE_CHARS - 1)}…`;
+}
+
+/** Where a text cut from the report is whole: '' when it was not cut. */
+export function textCutText(answer: Pick<RerunAnswer, 'textCut' | 'workflowId'>): string {
+  return answer.textCut
+    ? `text cut in this report; the whole text is in the history of ${answer.workflowId}`
+    : '';
+}
+
 /** `in 120 / out 45 tokens`, or '' when the answer reported none. */
 export function tokensText(answer: Pick<RerunAnswer, 'usage'>): string {
   return tokenPair(answer.usage?.inputTokens, answer.usage?.outputTokens);
@@ -54,6 +70,9 @@ export function textChangeText(
 ): string {
   if (candidate.outcome === 'failed') return 'no answer to compare';
   if (original.outcome === 'failed') return 'the original has no answer';
+  // A text cut from the report would compare as a change: its histories hold the whole ones.
+  if (candidate.textCut || original.textCut)
+    return 'text cut in this report: compare the whole texts in the histories';
   if (candidate.text === original.text) return 'same text';
   const counts = diffWordCounts(runs);
   const before = counts.equal + counts.removed;

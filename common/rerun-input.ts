@@ -2,6 +2,7 @@
  * What a rerun workflow is asked to do: the recorded requests (each with its original answer) and the candidate
  * models each is sent to, as child model calls. Plain JSON, built by `rerunCalls` from the recorded histories.
  */
+import { MAX_HISTORY_LIMIT, TEMPORAL_LIMITS } from '../policy/index.js';
 import type { RetryPlan } from '../policy/index.js';
 import type { Usage } from './attempt.js';
 import type { RerunAnswer, RerunSkipped, RerunSource } from './rerun.js';
@@ -55,6 +56,17 @@ export const RERUN_MEMO_KEY = 'modelRetryRerunOf';
 export const DEFAULT_RERUN_CONCURRENCY = 2;
 /** The most child calls at once. */
 export const MAX_RERUN_CONCURRENCY = 100;
+/**
+ * The events one child call adds to the rerun's own history: its start initiated, started and completed, and the
+ * workflow task (scheduled, started, completed) that takes each result in.
+ */
+export const RERUN_EVENTS_PER_CHILD = 6;
+/** Events kept aside for the rerun's own start, end and waits. */
+const RERUN_OWN_EVENTS = 1000;
+/** The most child calls (requests × models) one rerun may make: its run must stay inside Temporal's event limit. */
+export const MAX_RERUN_CHILDREN = Math.floor(
+  (MAX_HISTORY_LIMIT.events - RERUN_OWN_EVENTS) / RERUN_EVENTS_PER_CHILD,
+);
 /** The failure type of a rerun whose input is refused. */
 export const INVALID_RERUN_INPUT = 'InvalidRerunInput';
 
@@ -73,5 +85,13 @@ export function rerunInputProblem(input: RerunInput): string | undefined {
   const b = input.budgetUsd;
   if (b !== undefined && !(typeof b === 'number' && Number.isFinite(b) && b > 0))
     return '`budgetUsd`: a positive number of USD';
+  const children = (input.requests?.length ?? 0) * input.models.length;
+  if (children > MAX_RERUN_CHILDREN)
+    return (
+      `${children} child calls (${input.requests.length} requests × ${input.models.length} models) would record ` +
+      `about ${children * RERUN_EVENTS_PER_CHILD} events in the rerun's one run (${RERUN_EVENTS_PER_CHILD} each), ` +
+      `past Temporal's limit of ${TEMPORAL_LIMITS.historyEvents} events: at most ${MAX_RERUN_CHILDREN} child ` +
+      'calls in one rerun; rerun fewer requests or models at once (`--limit`, `--call`)'
+    );
   return undefined;
 }

@@ -8,7 +8,11 @@ import { rerunCalls } from '../../client/rerun.js';
 import type { RerunCallsOptions } from '../../client/rerun.js';
 import { RERUN_MEMO_KEY } from '../../common/rerun-input.js';
 import type { RerunReport } from '../../common/rerun.js';
-import { ok, toolCall } from '../../loopback/index.js';
+import { hang, ok, toolCall } from '../../loopback/index.js';
+import { startModelCall } from '../../client/model-call-client.js';
+import { firstPayload } from '../../client/history-events.js';
+import type { ModelCallInput } from '../../common/call.js';
+import { RerunRefusedError } from '../../client/rerun-requests.js';
 import { createDataConverter } from '../../payloads/data-converter.js';
 import { FolderPayloadStore } from '../../payloads/payload-store.js';
 import { runTurn, until } from '../harness/agent-turn.js';
@@ -34,7 +38,11 @@ describe('a rerun sends recorded requests to other models and compares the answe
           type: 'openai-compatible',
           baseURL: fx.lp.openaiBaseURL,
           apiKeyEnv: 'LOOPBACK_KEY',
-          models: { 'budget-cand': { pricing: DOLLAR_A_TOKEN } },
+          models: {
+            'budget-cand': { pricing: DOLLAR_A_TOKEN },
+            'budget-retry': { pricing: DOLLAR_A_TOKEN },
+            'budget-wait': { pricing: DOLLAR_A_TOKEN },
+          },
         },
         claude: { type: 'anthropic', baseURL: fx.lp.anthropicBaseURL, apiKeyEnv: 'LOOPBACK_ANTHROPIC_KEY' },
       },
@@ -343,6 +351,213 @@ describe('a rerun sends recorded requests to other models and compares the answe
     expect(fx.lp.requestCount(cand.id)).toBe(1);
   });
 
+  /** The `budget.maxCostUsd` a child call of a rerun was started with, read from its history. */
+  const childLimit = async (workflowId: string) => {
+    const history = await fx.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+    const input = firstPayload<ModelCallInput>(
+      history.events?.[0]?.workflowExecutionStartedEventAttributes?.input,
+    );
+    return input?.budget?.maxCostUsd;
+  };
+
+  /** Recorded calls with 10 output tokens at most, one per prompt. */
+  const recordedCalls = async (prompts: string[]) => {
+    const calls = [];
+    for (const prompt of prompts) {
+      const orig = model('local', 'budget-orig');
+      fx.lp.script(orig.id, [ok('Done.')]);
+      calls.push(await runCall(fx, worker, { model: orig.name, prompt, settings: { maxOutputTokens: 10 } }));
+    }
+    return calls;
+  };
+
+  it('gives each child call its worst case over the whole plan, capped by what is left, so the children in flight never hold more than the budget', async () => {
+    const cand = { id: 'budget-retry', name: 'local:budget-retry' };
+    fx.lp.script(cand.id, [
+      ok('A.', { usage: { inputTokens: 1, outputTokens: 1 } }),
+      ok('B.', { usage: { inputTokens: 1, outputTokens: 1 } }),
+    ]);
+    const calls = await recordedCalls(['Say one.', 'Say two.']);
+    // One attempt's worst case is a few input tokens plus 10 output ones ($1 a token): three attempts fit $100
+    // for each of the two children at once.
+    const report = await rerun({
+      workflowIds: calls.map((c) => c.workflowId),
+      models: [cand.name],
+      budgetUsd: 100,
+      concurrency: 2,
+      retry: { maxAttempts: 3, waits: [10, 10] },
+    });
+    expect(report.skipped).toEqual([]);
+    const limits = await Promise.all(report.pairs.map((p) => childLimit(p.candidates[0]?.workflowId ?? '')));
+    expect(limits).toHaveLength(2);
+    for (const limit of limits) {
+      expect(limit).toBeGreaterThan(3 * 10);
+      expect(limit).toBeLessThan(50);
+    }
+    expect((limits[0] ?? 0) + (limits[1] ?? 0)).toBeLessThanOrEqual(100);
+  });
+
+  it('with calls running, a request that does not fit waits for one to end instead of stopping the rerun', async () => {
+    const cand = { id: 'budget-wait', name: 'local:budget-wait' };
+    fx.lp.script(
+      cand.id,
+      ['One.', 'Two.', 'Three.'].map((t) => ok(t, { usage: { inputTokens: 1, outputTokens: 1 } })),
+    );
+    const calls = await recordedCalls(['Say one.', 'Say two.', 'Say three.']);
+    // A worst case of about $14 each: two at once pass $20; once one has ended ($2 spent) the next fits.
+    const report = await rerun({
+      workflowIds: calls.map((c) => c.workflowId),
+      models: [cand.name],
+      budgetUsd: 20,
+      concurrency: 2,
+    });
+    expect(report.skipped).toEqual([]);
+    expect(report.pairs.map((p) => p.candidates[0]?.text)).toEqual(['One.', 'Two.', 'Three.']);
+  });
+
+  it('bounds its report: past the payload limit the longest answers are cut and say where the whole text is', async () => {
+    const cand = model('local', 'long-cand');
+    const long = (c: string) => c.repeat(800_000);
+    fx.lp.script(cand.id, [ok(long('a')), ok(long('b')), ok(long('c'))]);
+    const calls = await recordedCalls(['Write a.', 'Write b.', 'Write c.']);
+    const report = await rerun({ workflowIds: calls.map((c) => c.workflowId), models: [cand.name] });
+    const answers = report.pairs.map((p) => p.candidates[0]);
+    expect(answers.map((a) => a?.outcome)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(answers.some((a) => a?.textCut === true)).toBe(true);
+    for (const a of answers) {
+      if (a?.textCut) expect(a.text.length).toBeLessThan(800_000);
+      else expect(a?.text).toHaveLength(800_000);
+    }
+    expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it('refuses, before it starts, a rerun of more child calls than one run can record', async () => {
+    const orig = model('local', 'many-orig');
+    fx.lp.script(orig.id, [ok('One.')]);
+    const call = await runCall(fx, worker, { model: orig.name, prompt: 'Once.' });
+    const models = Array.from({ length: 9000 }, (_, i) => `local:many-${i}`);
+    let started = false;
+    const refused = await rerunCalls(fx.temporal.client, {
+      workflowIds: [call.workflowId],
+      models,
+      taskQueue: `${worker.taskQueue}-nobody`,
+      onStarted: (handle) => {
+        started = true;
+        void handle.terminate('the test expected no start');
+      },
+    }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(started).toBe(false);
+    expect(refused).toBeInstanceOf(RerunRefusedError);
+    expect(refused?.message).toMatch(/9000 child calls .* events/);
+  });
+
+  it('cancelling a rerun cancels its child calls and waits for them: none is terminated', async () => {
+    const orig = model('local', 'cancel-orig');
+    const cand = model('local', 'cancel-cand');
+    const origB = model('local', 'cancel-orig');
+    fx.lp.script(orig.id, [ok('Done.')]);
+    fx.lp.script(origB.id, [ok('Done.')]);
+    fx.lp.script(cand.id, [hang(), hang()]);
+    const first = await runCall(fx, worker, { model: orig.name, prompt: 'Wait.' });
+    const second = await runCall(fx, worker, { model: origB.name, prompt: 'Wait too.' });
+    let rerunId = '';
+    // One at a time: the rerun waits to start the second child while the first hangs.
+    const running = rerun({
+      workflowIds: [first.workflowId, second.workflowId],
+      models: [cand.name],
+      concurrency: 1,
+      onStarted: (handle) => {
+        rerunId = handle.workflowId;
+      },
+    }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    await until('the candidate asked', async () => (fx.lp.requestCount(cand.id) > 0 ? true : undefined));
+    const handle = fx.temporal.client.workflow.getHandle(rerunId);
+    await handle.cancel();
+    expect(await running).toBeInstanceOf(Error);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    const child = await fx.temporal.client.workflow.getHandle(`${rerunId}.1.1`).describe();
+    expect(child.status.name).toBe('CANCELLED');
+  });
+
+  it('refuses an empty rerun before it starts, saying why (the CLI exits 2)', async () => {
+    const env = cliEnv(worker.taskQueue);
+    const none = await runCli(
+      ['rerun', '--query', "WorkflowId = 'no-such-workflow-rerun'", '--model', 'local:any'],
+      env,
+    );
+    expect(none.code, none.stderr).toBe(2);
+    expect(none.stderr).toMatch(/nothing to rerun: the query found no run/);
+  });
+
+  it('`--call` with `--query` skips the runs that lack the call; it refuses only for ids given', async () => {
+    const [orig, origB, cand] = [
+      model('local', 'qc-orig'),
+      model('local', 'qc-orig'),
+      model('local', 'qc-cand'),
+    ];
+    fx.lp.script(orig.id, [toolCall('calculator', { expression: '2 + 2' }), ok('4.')]);
+    fx.lp.script(origB.id, [ok('Hi.')]);
+    fx.lp.script(cand.id, [ok('Four.')]);
+    const turn = await runTurn(fx, worker, { model: orig.name, prompt: '2 + 2?', tools: ['calculator'] });
+    const plain = await runCall(fx, worker, { model: origB.name, prompt: 'Hi?' });
+    const query = `WorkflowId = '${turn.handle.workflowId}' OR WorkflowId = '${plain.workflowId}'`;
+    await until('both in visibility', async () =>
+      (await listRuns(fx.temporal.client, query, 5)).length >= 2 ? true : undefined,
+    );
+    const report = await rerun({ query, callId: 'c2', models: [cand.name] });
+    expect(report.pairs.map((p) => [p.source.workflowId, p.source.step])).toEqual([
+      [turn.handle.workflowId, 2],
+    ]);
+    expect(report.skipped).toEqual([
+      {
+        source: { workflowId: plain.workflowId, runId: expect.any(String), callId: 'c2' },
+        reason: expect.stringMatching(/has no call c2 \(its calls: c1\)/),
+      },
+    ]);
+  });
+
+  it('`--limit` counts workflows, not runs: several runs of one id are one workflow', async () => {
+    const [orig, cand] = [model('local', 'limit-orig'), model('local', 'limit-cand')];
+    fx.lp.script(orig.id, [ok('Old.'), ok('Again.'), ok('Again.')]);
+    fx.lp.script(cand.id, [ok('New.'), ok('New.')]);
+    const single = await runCall(fx, worker, { model: orig.name, prompt: 'First.' });
+    const twice = `rerun-limit-twice-${n}`;
+    for (let i = 0; i < 2; i += 1) {
+      const handle = await startModelCall(
+        fx.temporal.client,
+        { model: orig.name, prompt: 'Twice.' },
+        { taskQueue: worker.taskQueue, workflowId: twice },
+      );
+      await handle.result();
+    }
+    const query = `WorkflowId = '${single.workflowId}' OR WorkflowId = '${twice}'`;
+    await until('three runs in visibility', async () =>
+      (await listRuns(fx.temporal.client, query, 5)).length >= 3 ? true : undefined,
+    );
+    const report = await rerun({ query, limit: 2, models: [cand.name] });
+    expect(report.pairs.map((p) => p.source.workflowId).sort()).toEqual([single.workflowId, twice].sort());
+  });
+
+  it('`--html` into a folder that does not exist is refused before the rerun starts', async () => {
+    const orig = model('local', 'html-orig');
+    const cand = model('local', 'html-cand');
+    fx.lp.script(orig.id, [ok('Yes.')]);
+    fx.lp.script(cand.id, [ok('No.')]);
+    const call = await runCall(fx, worker, { model: orig.name, prompt: 'Yes?' });
+    const env = cliEnv(worker.taskQueue);
+    const page = join(tmpdir(), 'no-such-folder-for-rerun', 'report.html');
+    const run = await runCli(['rerun', call.workflowId, '--model', cand.name, '--html', page], env);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('--html');
+    expect(fx.lp.requestCount(cand.id)).toBe(0);
+  });
+
   it('a budget needs a price for every candidate model', async () => {
     const orig = model('local', 'unpriced-orig');
     fx.lp.script(orig.id, [ok('Yes.')]);
@@ -408,6 +623,14 @@ describe('a rerun reads recorded requests through the payload store, and reports
           [short.workflowId, 'Short too.'],
         ]);
         expect(fx.lp.requestCount(cand.id)).toBe(1);
+        // With only the unreadable one, nothing is left to rerun: refused before start, saying why.
+        await expect(
+          rerunCalls(fresh.temporal.client, {
+            workflowIds: [long.workflowId],
+            models: [cand.name],
+            taskQueue: worker.taskQueue,
+          }),
+        ).rejects.toThrow(/nothing to rerun: .*its recorded request cannot be read/);
       } finally {
         await fresh.close();
       }

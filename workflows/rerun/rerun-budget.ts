@@ -1,28 +1,33 @@
-import { worstCase } from '../../policy/index.js';
-import type { Pricing } from '../../policy/index.js';
+import { PLAN_DEFAULTS, worstCase } from '../../policy/index.js';
+import type { Pricing, RetryPlan } from '../../policy/index.js';
 import type { RerunRequest } from '../../common/rerun-input.js';
 import { estimateInputTokens } from '../../common/token-estimate.js';
 import { jsonBytes } from '../turn/turn-input.js';
 
 /**
- * A rerun's `budgetUsd` over all its child calls. A request's children start only when what was spent, plus the
- * worst case of every child still running, plus the worst cases of the request's own children fits; once one
- * request does not fit, no later request starts (the rerun stops starting children, it does not skip ahead to
- * cheaper ones). Each child is given what is left (the budget less what was spent and what the others hold) as its
- * own `maxCostUsd`, so its attempts stop inside it.
+ * A rerun's `budgetUsd` over all its child calls. A request's children start only when what was spent, plus what
+ * the children not yet ended hold, plus one attempt's worst case of each of the request's own children fits. Each
+ * child then holds, and is given as its own `maxCostUsd`, its worst case over its whole plan (one attempt's worst
+ * case times the attempts the plan allows), capped by what is left once its siblings' first attempts are kept
+ * aside; it holds that until it ends, and what it spent replaces it. So what was spent plus what the children in
+ * flight may still spend never passes the budget, however many run side by side and retry.
  */
 export class RerunBudget {
   private spentUsd = 0;
   private held = new Map<string, number>();
   /** The largest output seen (originals' and candidates'): the output guess of a request without `maxOutputTokens`. */
   private largestOutput: number;
+  /** The most attempts a child's plan allows (a child that would make more is stopped by its own limit). */
+  private readonly attempts: number;
 
   constructor(
     private readonly limitUsd: number,
     private readonly pricing: Readonly<Record<string, Pricing>>,
     requests: readonly RerunRequest[],
+    retry: RetryPlan | false | undefined,
   ) {
     this.largestOutput = Math.max(0, ...requests.map((r) => r.original.usage?.outputTokens ?? 0));
+    this.attempts = attemptsOf(retry);
   }
 
   /** The worst case of one attempt of `recorded` on `model`, in USD. */
@@ -43,24 +48,29 @@ export class RerunBudget {
     ).costUsd;
   }
 
-  /** Why `recorded`'s children may not start (spent + held + their worst cases would pass the limit), or undefined. */
-  refusal(recorded: RerunRequest, models: readonly string[]): string | undefined {
-    const needed = models.reduce((sum, m) => sum + this.worstCaseUsd(recorded, m), 0);
+  /**
+   * `recorded`'s children, one per model under the key given: each one's `maxCostUsd`, now held; or why they may
+   * not start (one attempt of each would pass the budget, given what was spent and what is held).
+   */
+  admit(recorded: RerunRequest, models: readonly string[], keys: readonly string[]): number[] | string {
+    const worst = models.map((m) => this.worstCaseUsd(recorded, m));
+    const needed = worst.reduce((sum, w) => sum + w, 0);
     const held = this.heldUsd();
-    if (this.spentUsd + held + needed <= this.limitUsd) return undefined;
-    return (
-      `not started: the rerun's budget of $${round(this.limitUsd)} would be passed (spent $${round(this.spentUsd)}, ` +
-      `$${round(held)} held by calls in flight, this request's worst case $${round(needed)})`
-    );
-  }
-
-  /** A child starts: it holds its worst case; returns the `maxCostUsd` it is given (what the others leave). */
-  start(key: string, worstUsd: number): number {
-    const left = this.limitUsd - this.spentUsd - this.heldUsd();
-    this.held.set(key, worstUsd);
-    // Less than its worst case is left only when calls that ended spent more than they held: the child's own
-    // budget then stops it before an attempt it cannot pay for.
-    return Math.max(left, 0);
+    if (this.spentUsd + held + needed > this.limitUsd)
+      return (
+        `not started: the rerun's budget of $${round(this.limitUsd)} would be passed (spent $${round(this.spentUsd)}, ` +
+        `$${round(held)} held by calls in flight, this request's worst case $${round(needed)})`
+      );
+    let left = this.limitUsd - this.spentUsd - held;
+    let rest = needed;
+    return worst.map((w, j) => {
+      rest -= w;
+      // Its whole plan's worst case, leaving each later sibling at least its first attempt.
+      const limit = Math.max(0, Math.min(w * this.attempts, left - rest));
+      left -= limit;
+      this.held.set(keys[j] as string, limit);
+      return limit;
+    });
   }
 
   /** A child ended: what it spent replaces what it held. */
@@ -79,6 +89,17 @@ export class RerunBudget {
     for (const v of this.held.values()) total += v;
     return total;
   }
+}
+
+/**
+ * The most attempts a child call makes under `retry`: one without a plan; else the plan's `maxAttempts` (100 by
+ * default), and with a list of waits and no deadline one more than the waits (the list is then the bound).
+ */
+export function attemptsOf(retry: RetryPlan | false | undefined): number {
+  if (!retry) return 1;
+  const most = retry.maxAttempts ?? PLAN_DEFAULTS.maxAttempts;
+  const deadline = retry.deadline !== undefined || retry.deadlineInMs !== undefined;
+  return retry.waits && !deadline ? Math.min(most, retry.waits.length + 1) : most;
 }
 
 function round(usd: number): string {

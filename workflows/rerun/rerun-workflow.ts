@@ -4,6 +4,7 @@ import {
   condition,
   executeChild,
   isCancellation,
+  ParentClosePolicy,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Pricing } from '../../policy/index.js';
@@ -24,6 +25,7 @@ import { modelCallWorkflow } from '../call/model-call-workflow.js';
 import { iso } from '../call/call-summary.js';
 import { workerConfig } from '../call/worker-config.js';
 import { RerunBudget } from './rerun-budget.js';
+import { boundedReport } from './rerun-report-size.js';
 
 /**
  * A rerun: every recorded request sent again to each candidate model, each as a child model call
@@ -35,7 +37,8 @@ export async function rerunWorkflow(input: RerunInput): Promise<RerunReport> {
   const problem = rerunInputProblem(input);
   if (problem) throw ApplicationFailure.nonRetryable(problem, INVALID_RERUN_INPUT);
   const startedAt = iso(Date.now());
-  const pricing = (await workerConfig())?.pricing ?? {};
+  const config = await workerConfig();
+  const pricing = config?.pricing ?? {};
   if (input.budgetUsd !== undefined) {
     const unpriced = input.models.filter((m) => pricing[m] === undefined);
     if (unpriced.length > 0)
@@ -46,58 +49,87 @@ export async function rerunWorkflow(input: RerunInput): Promise<RerunReport> {
       );
   }
   const budget =
-    input.budgetUsd !== undefined ? new RerunBudget(input.budgetUsd, pricing, input.requests) : undefined;
+    input.budgetUsd !== undefined
+      ? new RerunBudget(input.budgetUsd, pricing, input.requests, input.retry)
+      : undefined;
   const limit = input.concurrency ?? DEFAULT_RERUN_CONCURRENCY;
   const id = workflowInfo().workflowId;
   const skipped: RerunSkipped[] = [...(input.skipped ?? [])];
   const answers = new Map<RerunRequest, RerunAnswer[]>();
   const running: Promise<void>[] = [];
   let inFlight = 0;
+  let ended = 0;
   let stopped: string | undefined;
-  for (const [i, recorded] of input.requests.entries()) {
-    if (stopped === undefined && budget) {
-      // What was spent is best known once a call can start: the request is weighed then.
-      await condition(() => inFlight < limit);
-      stopped = budget.refusal(recorded, input.models);
+  try {
+    for (const [i, recorded] of input.requests.entries()) {
+      const childIds = input.models.map((_, j) => `${id}.${i + 1}.${j + 1}`);
+      let limits: number[] | undefined;
+      if (stopped === undefined && budget) {
+        // What was spent is best known once a call can start: the request is weighed then, and again each time
+        // a call ends while it does not fit; only with nothing running is a request that does not fit the end.
+        await condition(() => inFlight < limit);
+        for (;;) {
+          const admitted = budget.admit(recorded, input.models, childIds);
+          if (typeof admitted !== 'string') {
+            limits = admitted;
+            break;
+          }
+          if (inFlight === 0) {
+            stopped = admitted;
+            break;
+          }
+          const seen = ended;
+          await condition(() => ended > seen);
+        }
+      }
+      if (stopped !== undefined) {
+        skipped.push({ source: recorded.source, reason: stopped });
+        continue;
+      }
+      const candidates: RerunAnswer[] = [];
+      answers.set(recorded, candidates);
+      for (const [j, model] of input.models.entries()) {
+        await condition(() => inFlight < limit);
+        inFlight += 1;
+        const childId = childIds[j] as string;
+        const maxCostUsd = limits?.[j];
+        const child = rerunOne(recorded, model, childId, input, pricing, maxCostUsd).then(
+          ({ answer, spentUsd }) => {
+            candidates[j] = answer;
+            inFlight -= 1;
+            ended += 1;
+            // A child that reported nothing counts what it was allowed: its limit bounds what it could spend.
+            budget?.end(childId, spentUsd ?? answer.costUsd ?? maxCostUsd ?? 0, answer.usage?.outputTokens);
+          },
+        );
+        running.push(child);
+      }
     }
-    if (stopped !== undefined) {
-      skipped.push({ source: recorded.source, reason: stopped });
-      continue;
-    }
-    const candidates: RerunAnswer[] = [];
-    answers.set(recorded, candidates);
-    for (const [j, model] of input.models.entries()) {
-      await condition(() => inFlight < limit);
-      inFlight += 1;
-      const childId = `${id}.${i + 1}.${j + 1}`;
-      const worst = budget?.worstCaseUsd(recorded, model) ?? 0;
-      const maxCostUsd = budget?.start(childId, worst);
-      const child = rerunOne(recorded, model, childId, input, pricing, maxCostUsd).then(
-        ({ answer, spentUsd }) => {
-          candidates[j] = answer;
-          inFlight -= 1;
-          budget?.end(childId, spentUsd ?? answer.costUsd ?? worst, answer.usage?.outputTokens);
-        },
-      );
-      running.push(child);
-    }
+    await Promise.all(running);
+  } catch (error) {
+    // Cancelled (or failed): the children in flight were asked to cancel; the rerun ends once they have, so none
+    // is left running or terminated with it.
+    await Promise.allSettled(running);
+    throw error;
   }
-  await Promise.all(running);
   const pairs: RerunPair[] = input.requests.flatMap((recorded) => {
     const candidates = answers.get(recorded);
     if (!candidates) return [];
     const original = priced(recorded, pricing);
     return [{ source: recorded.source, original, candidates }];
   });
-  return {
-    rerunWorkflowId: id,
-    startedAt,
-    endedAt: iso(Date.now()),
-    models: input.models,
-    pairs,
-    skipped,
-    totals: rerunTotals(pairs, input.models),
-  };
+  return boundedReport(
+    {
+      rerunWorkflowId: id,
+      startedAt,
+      endedAt: iso(Date.now()),
+      models: input.models,
+      pairs,
+      skipped,
+      totals: rerunTotals(pairs, input.models),
+    },
+    config,
+  );
 }
 
 /** The original answer, its cost priced with the worker's prices when the recording reported none. */
@@ -127,6 +159,8 @@ async function rerunOne(
     const result = await executeChild(modelCallWorkflow, {
       workflowId: childId,
       args: [call],
+      // A rerun that ends (cancelled, failed) asks its children to cancel: they end CANCELED, never terminated.
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       memo: { [RERUN_MEMO_KEY]: recorded.source },
     });
     const answer = answerOf({

@@ -170,3 +170,35 @@ describe('the rerun report as HTML', () => {
     expect(readFileSync(file, 'utf8')).toBe(rerunHtml(r));
   });
 });
+
+describe('why a candidate failed', () => {
+  const why = `the provider refused <b>this</b> request: ${'very long reason '.repeat(40)}`;
+  const failedPair: RerunPair = {
+    source: source('c1'),
+    original: answer('openai:gpt-4o'),
+    candidates: [
+      answer('anthropic:claude', {
+        outcome: 'failed',
+        text: '',
+        finishReason: undefined,
+        stopReason: 'non-retryable',
+        message: why,
+      }),
+    ],
+  };
+
+  it('is in the text report, cut to 300 characters', () => {
+    const text = formatRerunReport(report(['anthropic:claude'], [failedPair]));
+    expect(text).toContain('the provider refused <b>this</b> request: very long reason');
+    const line = text.split('\n').find((l) => l.includes('the provider refused')) ?? '';
+    expect(line.length).toBeLessThan(420);
+    expect(line).toContain('…');
+  });
+
+  it('is on the HTML answer card, escaped and cut', () => {
+    const html = rerunHtml(report(['anthropic:claude'], [failedPair]));
+    expect(html).toContain('the provider refused &lt;b&gt;this&lt;/b&gt; request');
+    expect(html).not.toContain('<b>this</b>');
+    expect(html).not.toContain('very long reason '.repeat(30));
+  });
+});

@@ -1,6 +1,8 @@
 import { defaultPayloadConverter } from '@temporalio/common';
+import type { PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
+import { decodeTolerant } from '../../../client/rerun-fetch.js';
 import { recordedRequests } from '../../../client/rerun-requests.js';
 import type { ModelRequestInput, ModelRequestResult } from '../../../common/attempt.js';
 import { rerunCallInput } from '../../../common/rerun-call.js';
@@ -275,5 +277,31 @@ describe("a workflow's recorded requests", () => {
       finishReason: 'stop',
       latencyMs: 100,
     });
+  });
+});
+
+describe('a payload the codecs cannot read', () => {
+  it('is noted with a bounded, scrubbed message: a key in the codec error never reaches the rerun', async () => {
+    const key = 'sk-proj-abcdefghijklmnop1234';
+    const codec: PayloadCodec = {
+      encode: async (payloads) => payloads,
+      decode: async () => {
+        throw new Error(`cannot decrypt with Authorization: Bearer ${key}; ${'detail '.repeat(200)}`);
+      },
+    };
+    const event = {
+      eventId: 5,
+      activityTaskScheduledEventAttributes: {
+        activityId: 'c1.1',
+        activityType: { name: 'modelRequest' },
+        input: { payloads: [defaultPayloadConverter.toPayload({ a: 1 })] },
+      },
+    };
+    const undecodable = new Map<string, string>();
+    await decodeTolerant({ events: [event] } as never, [codec], undecodable);
+    const [message] = [...undecodable.values()];
+    expect(message).toBeDefined();
+    expect(message).not.toContain(key);
+    expect(message?.length).toBeLessThanOrEqual(300);
   });
 });
