@@ -43,9 +43,11 @@ export interface RerunInput {
   /** The retry plan of each child call; absent or `false`: one attempt each. */
   retry?: RetryPlan | false;
   /**
-   * The most the whole rerun may spend, in USD, over every child call: a request's children start only while
-   * what was spent, plus the worst case of the calls in flight, plus its own children's worst cases fits. Needs a
-   * `pricing` for every candidate model in the worker's providers file.
+   * The most the whole rerun may spend, in USD, over every child call, retries included: each child holds (and is
+   * given as its own `maxCostUsd`) its worst case over its whole plan, capped by what is left, until it ends. A
+   * request's children start only while what was spent, what the children in flight hold and one attempt's worst
+   * case of each fit; else the rerun waits for a child to end, and stops once one does not fit with none running.
+   * Needs a `pricing` for every candidate model in the worker's providers file.
    */
   budgetUsd?: number;
 }
