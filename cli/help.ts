@@ -2,6 +2,7 @@ import { SETTINGS_HELP } from './settings-flags.js';
 import { BUDGET_HELP } from './budget-flags.js';
 import { PART_HELP } from './part-flags.js';
 import { REQUEST_HELP, TOOL_CHOICE_HELP } from './request-flags.js';
+import { MAX_RERUN_CHILDREN } from '../common/rerun-input.js';
 export const MAIN_HELP = `model-retry: durable LLM calls on Temporal. Every attempt is an activity, every wait a durable
 timer, every failure classified and kept in the workflow's history.
 
@@ -17,6 +18,8 @@ Commands:
   cancel    Cancel a call by its workflow id and wait until it has closed.
   history   The attempts of a call rebuilt from its event history alone (by workflow id, or --file EXPORT);
             --html FILE draws them as a timeline page.
+  rerun     Send recorded calls (by workflow id, or --query) again to other models, as one rerun workflow, and
+            compare the answers side by side with the recorded ones.
   list      Model calls and agent turns found by their search attributes
             (--query "ModelRetryStopReason = 'deadline'").
   health    Fleet health: every backend's breaker (closed / open / half-open) on the task queue;
@@ -114,6 +117,47 @@ Options:
 By workflow id, every run of a continue-as-new chain is read, oldest first.
 
 Environment (without --file): TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_PROFILE.
+`;
+
+export const RERUN_HELP = `Usage: model-retry rerun WORKFLOW_ID [WORKFLOW_ID ...] [--call cN] --model P:M [--model P:M ...]
+       model-retry rerun --query "..." [--limit N] --model P:M [--model P:M ...]
+
+What another model would have answered to the requests a call or an agent turn really sent. Each recorded call's
+first request (as its first attempt sent it: no repair's corrections, no continuation) is read from the history,
+decoded with the payload keys and store of the environment like a worker, and sent again to every --model as a
+child call of one rerun workflow (its own history; its memo names the workflows it reran). The recorded runs are
+only read. An agent turn is rerun step by step, each step on the conversation recorded up to it: the candidates'
+tool calls are compared, never run. Provider-bound reasoning is left out for another provider's backends.
+
+Prints one block per request (the original answer, then each candidate's: outcome, finish reason, tokens, cost,
+latency, text and tool calls), the requests skipped and why (a stored payload that is gone, an embedding, a call
+still running, the budget), and the totals per model. Exit 0 when the rerun ran, whatever the models answered;
+2 when it is refused before it starts (nothing to rerun, with why; more than ${MAX_RERUN_CHILDREN} child calls,
+requests × models, for one run's event limit; a --html path that cannot be written).
+
+An original's latency, tokens and cost span its whole recorded call (its retries and waits included); a
+candidate's span its own child call: the comparison is of calls, not of single attempts.
+
+Options:
+  --model P:M         A candidate model (repeat for more); each gets every request.
+  --call cN           Only this call of the workflow (an agent turn's step k is cK).
+                      With --query, a run without that call is skipped (named in the report).
+  --query Q           Rerun the runs a visibility query finds (as \`list --query\`), newest first.
+  --limit N           With --query: the most workflows (default 10); several runs of one id (a continue-as-new
+                      chain) count once, and each is read whole.
+  --concurrency N     Child calls at once (default 2, at most 100).
+  --budget-usd USD    The most the whole rerun may spend, a ceiling even with retries and calls side by side:
+                      each call holds its worst case over its whole plan (capped by what is left) until it ends.
+                      A request's calls start only while what was spent, what the calls in flight hold and one
+                      attempt's worst case of each fit; if not, the rerun waits for a call to end, and stops once
+                      one does not fit with none running (the rest are reported as skipped). Needs a pricing for
+                      every --model in the providers file.
+  --waits, --backoff, --max-attempts, --attempt-timeout, --min-attempt, --deadline, --reserve, --no-retry
+                      Each child call's retry plan, as for \`call\` (default: one attempt).
+  --json              Print the report as JSON ({ rerunWorkflowId, models, pairs, skipped, totals }).
+  --html FILE         Write the report as an HTML page.
+  --workflow-id ID    The rerun's workflow id (default rerun-<uuid>).
+  --task-queue Q      Task queue of the workers that run it (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
 `;
 
 export const DEMO_HELP = `Usage: model-retry demo [--keep]

@@ -10,6 +10,7 @@ import {
   MAIN_HELP,
   WORKER_HELP,
   TURN_HELP,
+  RERUN_HELP,
 } from './help.js';
 import { ConfigError } from '../common/config-error.js';
 
@@ -20,6 +21,7 @@ const HELP: Record<string, string> = {
   turn: TURN_HELP,
   cancel: CANCEL_HELP,
   history: HISTORY_HELP,
+  rerun: RERUN_HELP,
   list: LIST_HELP,
   health: HEALTH_HELP,
   'codec-server': CODEC_SERVER_HELP,
@@ -70,6 +72,10 @@ export async function main(argv: string[]): Promise<number> {
           ...(values.file ? { files: values.file } : {}),
           ...(values.html ? { html: values.html } : {}),
         });
+      }
+      case 'rerun': {
+        const { runRerunCommand } = await import('./rerun.js');
+        return await runRerunCommand(rest);
       }
       case 'health': {
         const { runHealthCommand } = await import('./health.js');

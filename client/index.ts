@@ -15,6 +15,10 @@ export type { CallAttempts, OrderedRuns, RunLinks } from './history-chain.js';
 export { readRunMeta } from './run-meta.js';
 export type { RunMeta } from './run-meta.js';
 export { escapeHtml, renderHtmlTimeline } from './html-timeline.js';
+export { rerunHtml, writeRerunHtml } from './rerun-html.js';
+export { formatRerunReport } from './rerun-format.js';
+export { wordDiff } from './word-diff.js';
+export type { DiffRun } from './word-diff.js';
 export { readToolSpans } from './tool-history.js';
 export type { ToolSpan } from './tool-history.js';
 export type { HtmlTimelineMeta } from './html-timeline.js';
@@ -25,3 +29,18 @@ export type { StartAgentTurnOptions, TurnHistory, TurnOutcome } from './agent-tu
 export { subscribeCallStream, StreamedText } from './call-stream.js';
 export type { CallStreamItem, SubscribeCallStreamOptions } from './call-stream.js';
 export { LARGE_MESSAGE_CHANNEL_ARGS } from './connection-options.js';
+export { rerunCalls } from './rerun.js';
+export type { RerunCallsOptions } from './rerun.js';
+export { recordedRequests, RerunRefusedError } from './rerun-requests.js';
+export type { RecordedRuns } from './rerun-requests.js';
+export { fetchRecordedRuns } from './rerun-fetch.js';
+export { rerunTotals } from '../common/rerun-totals.js';
+export type {
+  RerunAnswer,
+  RerunModelTotals,
+  RerunPair,
+  RerunReport,
+  RerunSkipped,
+  RerunSource,
+} from '../common/rerun.js';
+export type { RerunInput, RerunRequest } from '../common/rerun-input.js';

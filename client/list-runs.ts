@@ -100,3 +100,24 @@ export async function listRuns(
   }
   return runs;
 }
+
+/**
+ * Up to `limit` different workflow ids among the runs of our workflows matching `userQuery`, newest first: several
+ * runs of one id (a continue-as-new chain, a reused id) count once.
+ */
+export async function listWorkflowIds(
+  client: Client,
+  userQuery: string | undefined,
+  limit: number,
+): Promise<string[]> {
+  const ids = new Set<string>();
+  if (limit <= 0) return [];
+  for await (const info of client.workflow.list({
+    query: listQuery(userQuery),
+    pageSize: Math.min(limit, 1000),
+  })) {
+    ids.add(info.workflowId);
+    if (ids.size >= limit) break;
+  }
+  return [...ids];
+}

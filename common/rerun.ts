@@ -27,15 +27,25 @@ export interface RerunAnswer {
   text: string;
   toolCalls: ToolCall[];
   finishReason?: string;
-  /** Summed over the call's attempts, as billed. */
+  /** Summed over the call's attempts, as billed (the original's over its whole call, retries included). */
   usage?: Usage;
   /** From the providers file's prices (absent when the model has none). */
   costUsd?: number;
-  /** From the call's first attempt's start to its end. */
+  /**
+   * From the call's first attempt's start to its last one's end: the original's spans its whole call (its retries
+   * and waits included), a candidate's its own call, so latencies compare calls, not single attempts.
+   */
   latencyMs?: number;
   /** A failed answer: its stop reason and the last attempt's failure class. */
   stopReason?: StopReason;
   failureClass?: FailureClass;
+  /** A failed answer with no attempt to name it (a candidate refused before its first attempt): why, in words. */
+  message?: string;
+  /**
+   * The report would have passed Temporal's payload limit: `text` is only the beginning of the answer, whose whole
+   * text is in the history of `workflowId` (its answered attempt's result).
+   */
+  textCut?: true;
 }
 
 /** One recorded request with the original answer and each candidate's. */

@@ -14,6 +14,7 @@ export { backendsOf, messagesOf, validateCallInput, InvalidModelCallInputError }
 export * from '../common/call.js';
 export * from '../common/search-attributes.js';
 export { agentTurnWorkflow } from './turn/agent-turn.js';
+export { rerunWorkflow } from './rerun/rerun-workflow.js';
 export { turnStatusQuery, extendDeadlineUpdate } from './turn/turn-state.js';
 export type { ExtendDeadlineRequest } from './turn/turn-state.js';
 export {
