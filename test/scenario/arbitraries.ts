@@ -169,8 +169,10 @@ const neighbour: fc.Arbitrary<Neighbour> = fc
   })
   .map(({ cancel, budget: b, continues, ...n }) => ({
     ...n,
-    // A streamed neighbour continues cut streams in one case of two.
-    ...(n.stream && continues ? { onCut: 'continue' as const } : {}),
+    // A streamed neighbour with a plan of more than one attempt continues cut streams in one case of two.
+    ...(n.stream && continues && n.plan !== false && n.plan.maxAttempts > 1
+      ? { onCut: 'continue' as const }
+      : {}),
     ...(cancel !== undefined ? { cancel } : {}),
     ...(b !== undefined ? { budget: b } : {}),
   }));
@@ -288,7 +290,8 @@ export const scenario: fc.Arbitrary<Scenario> = fc
               : b,
           )
         : s.chain;
-    const continues = s.stream && s.onCut === true;
+    // `onCut: 'continue'` needs a plan of more than one attempt (refused before start otherwise).
+    const continues = s.stream && s.onCut === true && s.plan !== false && s.plan.maxAttempts > 1;
     const first = chain.findIndex((b) => b.kind === 'loopback');
     const cutFirst = continues && s.leadCut !== undefined && first !== -1;
     const cutChain = cutFirst

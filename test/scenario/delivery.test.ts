@@ -114,13 +114,14 @@ describe('checkDelivery (onCut continue)', () => {
     expect(checkDelivery({ ...good(), resultContentText: TEXT })).toEqual([]);
   });
 
-  it('finds a deliveredChars that is not what the stream holds, counted in code points', () => {
+  it('finds a deliveredChars that is not what the stream holds, counted in UTF-16 units as `length` counts', () => {
     const f = good();
     f.records[0] = { ...(f.records[0] as AttemptRecord), deliveredChars: 11 };
     expect(messages(f)).toEqual(['c1.1: deliveredChars 11, the stream holds 12 of its characters']);
     const emoji: DeliveryFacts = {
       records: [
-        record(1, { deliveredChars: 2 }),
+        // An emoji is two units.
+        record(1, { deliveredChars: 3 }),
         record(2, { outcome: 'succeeded', deliveredChars: 1, continues: 'c1.1' }),
       ],
       items: streamOf(['c1.1', '😀 '], ['c1.2', 'x']),
@@ -222,23 +223,24 @@ describe('checkDelivery (onCut continue)', () => {
     };
     expect(messages(untrimmed)).toEqual([
       `c1.2 trimmed 0 characters of ${JSON.stringify(TEXT)}; the overlap rule trims 20 (its head repeats the ` +
-        'last 20 characters delivered, 20 UTF-16 units; the rule trims a repeat of at least 20 characters)',
+        'last 20 characters delivered; the rule trims a repeat of at least 20 characters)',
     ]);
   });
 
-  it('counts the overlap in characters, not UTF-16 units', () => {
-    // Three words of three wide characters each: 12 characters, 21 UTF-16 units. A restart repeats them: fewer than
-    // 20 characters, so nothing is trimmed and the restart is published as the model sent it.
+  it('counts the overlap in UTF-16 units, as `deliveredChars` and JavaScript do', () => {
+    // Three words of three wide characters each: 21 UTF-16 units. A restart repeats them all, at least 20 units:
+    // the rule trims 21, and a continuation that published the restart whole broke it.
     const word = (c: string) => `${c}${c}${c} `;
     const delivered = ['\u{1F34E}', '\u{1F350}', '\u{1F34A}'].map(word).join('');
     const whole = `${delivered}${word('\u{1F34B}')}`;
-    expect(overlap(delivered, whole)).toBe(0);
+    expect(delivered.length).toBe(21);
+    expect(overlap(delivered, whole)).toBe(21);
     const facts = (trimmed: number, published: string): DeliveryFacts => ({
       records: [
-        record(1, { deliveredChars: 12 }),
+        record(1, { deliveredChars: delivered.length }),
         record(2, {
           outcome: 'succeeded',
-          deliveredChars: [...published].length,
+          deliveredChars: published.length,
           continues: 'c1.1',
           continuation: { form: 'instruction', ...(trimmed ? { trimmed } : {}) },
         }),
@@ -251,10 +253,9 @@ describe('checkDelivery (onCut continue)', () => {
       ]),
       wholeAnswers: [whole],
     });
-    expect(checkDelivery(facts(0, whole))).toEqual([]);
-    // Trimmed by UTF-16 units: 21 units taken for 21 characters.
-    expect(messages(facts(21, word('\u{1F34B}')))[0]).toMatch(
-      /^c1\.2 trimmed 21 characters .*; the overlap rule trims 0 \(its head repeats the last 12 characters delivered, 21 UTF-16 units/,
+    expect(checkDelivery(facts(21, word('\u{1F34B}')))).toEqual([]);
+    expect(messages(facts(0, whole))[0]).toMatch(
+      /^c1\.2 trimmed 0 characters .*; the overlap rule trims 21 /,
     );
   });
 

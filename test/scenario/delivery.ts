@@ -7,7 +7,6 @@
 import { StreamedText } from '../../client/call-stream.js';
 import type { CallStreamItem } from '../../client/call-stream.js';
 import type { AttemptRecord } from '../../common/call.js';
-import { KNOWN } from './stop-oracle.js';
 import type { Violation } from './stop-oracle.js';
 
 /** What a provider request of one attempt carried and got, as the loopback recorded it. */
@@ -38,18 +37,21 @@ export interface DeliveryFacts {
 export const MIN_OVERLAP = 20;
 export const OVERLAP_WINDOW = 200;
 
-/** Characters as code points (the unit of `deliveredChars`). */
-export function codePoints(text: string): string[] {
-  return [...text];
+/**
+ * Characters as UTF-16 code units, as JavaScript's `length` counts them: the unit of `deliveredChars`, of the
+ * overlap rule and of `continuation.trimmed` (so `text.slice(0, deliveredChars)` is what was delivered).
+ */
+export function units(text: string): string[] {
+  return text.split('');
 }
 
 /**
  * The contract's overlap rule: the longest suffix of the last 200 delivered characters that is a prefix of the
- * continuation, when at least 20 characters long; else 0. In code points.
+ * continuation, when at least 20 characters long; else 0. In UTF-16 code units.
  */
 export function overlap(delivered: string, continuation: string): number {
-  const tail = codePoints(delivered).slice(-OVERLAP_WINDOW);
-  const head = codePoints(continuation);
+  const tail = units(delivered).slice(-OVERLAP_WINDOW);
+  const head = units(continuation);
   for (let k = Math.min(tail.length, head.length); k >= MIN_OVERLAP; k -= 1) {
     if (tail.slice(tail.length - k).join('') === head.slice(0, k).join('')) return k;
   }
@@ -58,8 +60,8 @@ export function overlap(delivered: string, continuation: string): number {
 
 /** How many characters of the end of `delivered` the start of `continuation` repeats (any length). */
 function longestRepeat(delivered: string, continuation: string): number {
-  const tail = codePoints(delivered);
-  const head = codePoints(continuation);
+  const tail = units(delivered);
+  const head = units(continuation);
   for (let k = Math.min(tail.length, head.length); k > 0; k -= 1) {
     if (tail.slice(tail.length - k).join('') === head.slice(0, k).join('')) return k;
   }
@@ -71,16 +73,11 @@ function longestRepeat(delivered: string, continuation: string): number {
  * answer's start that repeat it are left out (the model sends that whitespace again, or not).
  */
 export function movedOutRepeat(delivered: string, answer: string): number {
-  const movedOut = codePoints(delivered.slice(delivered.trimEnd().length));
-  const head = codePoints(answer);
+  const movedOut = units(delivered.slice(delivered.trimEnd().length));
+  const head = units(answer);
   let k = 0;
   while (k < movedOut.length && head[k] === movedOut[k]) k += 1;
   return k;
-}
-
-/** The UTF-16 units of the last `chars` characters of `text`. */
-function unitsOf(text: string, chars: number): number {
-  return codePoints(text).slice(-chars).join('').length;
 }
 
 /** Every delivery invariant of a call under `onCut: 'continue'`; an empty list when all hold. */
@@ -123,7 +120,7 @@ export function checkDelivery(f: DeliveryFacts): Violation[] {
   let lastCut: string | undefined;
   for (const r of f.records) {
     const text = byAttempt.get(r.modelCallId) ?? '';
-    const chars = codePoints(text).length;
+    const chars = units(text).length;
     const where = r.modelCallId;
     if (r.outcome !== 'running' && (r.deliveredChars ?? 0) !== chars) {
       v(`${where}: deliveredChars ${r.deliveredChars}, the stream holds ${chars} of its characters`);
@@ -181,7 +178,7 @@ function checkRequest(
     if (asked !== undefined)
       v(`${where} asked to continue ${JSON.stringify(asked.delivered)}; nothing was delivered`);
   } else if (asked === undefined) {
-    v(`${where} did not ask to continue the ${codePoints(before).length} characters delivered before it`);
+    v(`${where} did not ask to continue the ${units(before).length} characters delivered before it`);
   } else {
     // A prefill leaves the delivered text's trailing whitespace out (the model would not end a prefill with it).
     const expected = asked.form === 'prefill' ? before.trimEnd() : before;
@@ -198,21 +195,17 @@ function checkRequest(
   if (trimmed !== 0 && (asked === undefined || tooShort)) {
     v(`${where} trimmed ${trimmed} characters of its head`);
   }
-  const published = (whole: string) => codePoints(whole).slice(trimmed).join('');
+  const published = (whole: string) => units(whole).slice(trimmed).join('');
   const answer = sent.answer;
-  // A whole answer to a continuation: the head it trimmed is the rule's (in characters: code points).
+  // A whole answer to a continuation: the head it trimmed is the rule's.
   if (answer !== undefined && asked !== undefined && r.outcome === 'succeeded') {
     const rule = asked.form === 'instruction' ? overlap(before, answer) : movedOutRepeat(before, answer);
     if (trimmed !== rule) {
       const repeat = longestRepeat(before, answer);
       v(
         `${where} trimmed ${trimmed} characters of ${JSON.stringify(answer)}; the overlap rule trims ${rule} ` +
-          `(its head repeats the last ${repeat} characters delivered, ${unitsOf(before, repeat)} UTF-16 units; ` +
-          `the rule trims a repeat of at least ${MIN_OVERLAP} characters)`,
-        // Trimmed a repeat of fewer characters, counted in UTF-16 units.
-        repeat > 0 && trimmed === unitsOf(before, repeat) && trimmed !== repeat
-          ? KNOWN.overlapUnits
-          : undefined,
+          `(its head repeats the last ${repeat} characters delivered; the rule trims a repeat of at least ` +
+          `${MIN_OVERLAP} characters)`,
       );
     }
   }
@@ -222,8 +215,6 @@ function checkRequest(
     v(
       `${where} delivered ${JSON.stringify(text)}, not what the provider sent after ${trimmed} trimmed ` +
         `characters (${answers.map((a) => JSON.stringify(a)).join(' or ')})`,
-      // What it sent after as many UTF-16 units: the head was trimmed by units.
-      answers.some((a) => a.slice(trimmed).startsWith(text)) ? KNOWN.overlapUnits : undefined,
     );
     return;
   }

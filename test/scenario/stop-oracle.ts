@@ -24,9 +24,6 @@ export const KNOWN = {
   /** Found with neighbour calls (test/scenario/FINDINGS.md, F2), fixed: the tag names it should it return. */
   unsentTimeout:
     'F2 an attempt that sent nothing is ResponseTimeout when the deadline fired first (fleet health probe claim wait)',
-  /** Found with continued streams (test/scenario/FINDINGS.md, C-F1), reported to the activity side. */
-  overlapUnits:
-    'C-F1 a continuation head is trimmed by UTF-16 units, not characters (a repeat of 12 wide characters is trimmed)',
 } as const;
 
 /** What the oracle knows of each record: the fault that answered it, when a request did. */
