@@ -135,8 +135,23 @@ export function checkBudget(s: Scenario, attempts: Attempt[], models: readonly s
   return out;
 }
 
-function budgetOutlook(s: Scenario, attempts: Attempt[], models: readonly string[]): BudgetOutlook {
+function budgetOutlook(
+  s: Scenario,
+  attempts: Attempt[],
+  models: readonly string[],
+  bytesPerChar = 1,
+): BudgetOutlook {
+  // Under `continue`, each cut that delivered text adds it (its JSON's UTF-8 bytes, 1 to 6 a UTF-16 unit, plus the
+  // instruction's 1 KB) to the next attempts' input: the workflow counts the exact bytes, the oracle a bound.
+  let continued = 0;
+  for (const { record: r } of attempts) {
+    const chars = r.deliveredChars ?? 0;
+    if (s.onCut === 'continue' && r.outcome !== 'succeeded' && chars > 0) {
+      continued += Math.ceil((chars * bytesPerChar + 2 + 1024) / 4);
+    }
+  }
   return {
+    ...(continued > 0 ? { continuedInputTokens: continued } : {}),
     budget: s.budget ?? {},
     backends: models,
     attempts: attempts.map((x) => x.record),
@@ -154,9 +169,12 @@ function overBudget(
   indexes: number[],
 ): { all: boolean; any: boolean } {
   if (!s.budget || indexes.length === 0) return { all: false, any: false };
-  const outlook = budgetOutlook(s, attempts, models);
-  const over = indexes.map((i) => budgetStop(outlook, models[i] ?? '') !== undefined);
-  return { all: over.every(Boolean), any: over.some(Boolean) };
+  // The continuation's bytes are known only within bounds: every backend over at the least, some at the most.
+  const least = budgetOutlook(s, attempts, models, 1);
+  const most = budgetOutlook(s, attempts, models, 6);
+  const overLeast = indexes.map((i) => budgetStop(least, models[i] ?? '') !== undefined);
+  const overMost = indexes.map((i) => budgetStop(most, models[i] ?? '') !== undefined);
+  return { all: overLeast.every(Boolean), any: overMost.some(Boolean) };
 }
 
 /**
