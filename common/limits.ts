@@ -62,8 +62,8 @@ export function attemptQueueOf(
  * The rate of each limit queue, so that every `requestsPerSecond` holds although an attempt runs on one queue
  * only. A model's own queue takes its own rate; its provider's queue (the provider's other models) takes what
  * is left of the provider's rate. When the models' rates leave less than half of it, they are scaled down
- * together to half of it and the provider's queue keeps the other half (see docs/decisions.md, "A model's
- * limits and its provider's both hold").
+ * together to half of it and the provider's queue keeps the other half (see
+ * docs/decisions/fleet-health-limits/009-limits-per-provider-and-model.md).
  */
 export function queueRates(limits: LimitsByKey): [key: string, requestsPerSecond: number][] {
   const rates = new Map<string, number>();

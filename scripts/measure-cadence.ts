@@ -1,5 +1,6 @@
 /**
- * Cancel latency and `WorkerLost` detection at a few heartbeat cadences, for docs/decisions.md:
+ * Cancel latency and `WorkerLost` detection at a few heartbeat cadences, for
+ * docs/decisions/call/009-heartbeat-cadence.md:
  *
  *   bash scripts/with-toolchain.sh tsx scripts/measure-cadence.ts [--cadences 1000,5000,10000] [--samples 5]
  *

@@ -5,7 +5,8 @@
  * whose CPU is taken (5,000 workflows queued on two cores, BENCHMARKS.md 11) cannot heartbeat 500 attempts: they
  * timed out as `WorkerLost`. An attempt still in the task queue has no heartbeat to miss (only its deadline runs),
  * so the worker takes a new attempt beyond the first 100 only while the machine has CPU and memory to spare:
- * Temporal's own resource-based slot supplier, up to 500 (see docs/decisions.md, "Activity slots").
+ * Temporal's own resource-based slot supplier, up to 500 (see
+ * docs/decisions/fleet-health-limits/014-activity-slots-by-resource.md).
  */
 import { ResourceBasedController } from '@temporalio/worker';
 import type { WorkerOptions, WorkerTuner } from '@temporalio/worker';

@@ -73,7 +73,8 @@ export async function clearToSend(
 
 /**
  * Less than `minAttemptMs` left once the attempt could send (it waited in its limit queues): nothing is sent.
- * `CoolingDown`, like a slot that never came: see docs/decisions.md, "Too little time left to send".
+ * `CoolingDown`, like a slot that never came: see
+ * docs/decisions/fleet-health-limits/012-nothing-sent-is-cooling-down.md.
  */
 function tooLate(leftMs: number, leastMs: number): ObservedError {
   return {
@@ -88,7 +89,8 @@ function tooLate(leftMs: number, leastMs: number): ObservedError {
  * No slot came while one could still leave `minAttemptMs`: nothing was sent, because this worker process already
  * has `maxInFlight` requests at the backend. Like an open backend, that says nothing of the provider and costs
  * nothing, so it is `CoolingDown` (advance; not billed; no trip), without a `retryAfterMs` (no one knows when a
- * slot frees): see docs/decisions.md, "A maxInFlight slot that never came".
+ * slot frees): see
+ * docs/decisions/fleet-health-limits/012-nothing-sent-is-cooling-down.md.
  */
 function noSlot(error: unknown): ObservedError {
   if (error instanceof NoSlotError) {

@@ -159,7 +159,8 @@ describe('findable runs: search attributes set once when a call stops, and `mode
     const found = await list(`${scope} AND ModelRetryStopReason = 'deadline'`);
     expect(found.map((r) => r.workflowId)).toEqual([deadline.workflowId]);
     // The last failed record's class: ServerError, or CoolingDown when the last attempt started (on a busy
-    // machine) with less than minAttemptMs left and sent nothing (docs/decisions.md, "Too little time left").
+    // machine) with less than minAttemptMs left and sent nothing
+    // (docs/decisions/fleet-health-limits/012-nothing-sent-is-cooling-down.md).
     const lastFailure = deadline.records.findLast((r) => r.failure)?.failure?.class;
     expect(deadline.records.some((r) => r.failure?.class === 'ServerError')).toBe(true);
     expect(['ServerError', 'CoolingDown']).toContain(lastFailure);

@@ -10,8 +10,8 @@ installQuietRuntime();
 /**
  * Every promise a workflow creates costs a stack trace in Temporal's sandbox (its promise hook, for the
  * `__stack_trace` query): about 50-100 µs each, most of a turn's workflow CPU beyond the floor's. The turn's own
- * code (workflows/turn/) awaits only its model calls and tool calls (docs/decisions.md, "Fewer promises per turn
- * step"); this replays a recorded turn (two model calls, one retried after a 502, one tool call) and counts the
+ * code (workflows/turn/) awaits only its model calls and tool calls
+ * (docs/decisions/turns/012-step-loop-plain-functions.md); this replays a recorded turn (two model calls, one retried after a 502, one tool call) and counts the
  * promises created with turn code nearest on the stack. Replay runs workflow code in this thread.
  */
 describe("an agent turn's own promises", () => {

@@ -2,7 +2,7 @@
  * Invariants across the calls of one scenario (the main call and its neighbours, on the same workers and
  * backends): only what the contract guarantees for a fleet. Per-worker `maxInFlight` is a hard bound; fleet
  * health's openings are not checked here, because the contract gives workers "about a second" to see a change
- * and the suite's breaker cools for one second (see docs/decisions.md, "Neighbour calls in the scenario suite").
+ * and the suite's breaker cools for one second (see docs/decisions/testing/009-scenario-neighbours-and-fleet.md).
  */
 import type { temporal } from '@temporalio/proto';
 import { eventTimeMs } from '../../client/history-format.js';
@@ -134,7 +134,8 @@ function slotsHold(sent: Sent[], maxInFlight: number): Violation[] {
  * Fleet health bounds what a failing backend is sent: once its breaker opens, only probes go until an answer
  * closes it. So the requests to one backend that failed transiently are at most, per closed period (the first,
  * and one after each answer), the trip's failures plus what was already on its way when it tripped (one attempt
- * per call, counted twice for a worker whose copy lags its own opening for a moment, see docs/decisions.md), plus
+ * per call, counted twice for a worker whose copy lags its own opening for a moment, see
+ * docs/decisions/testing/009-scenario-neighbours-and-fleet.md), plus
  * one probe per cool-down for each worker that may claim it. Loose on purpose (no timing is asserted), yet a
  * breaker that does not hold lets a call of 3 to 7 attempts and its neighbours past it.
  */

@@ -54,7 +54,8 @@ export function checkInvariants(e: Evidence): Violation[] {
   }
 
   // CoolingDown is fleet health's or a limit's answer, or an attempt that started with less than minAttemptMs of
-  // its time left (it waited for a worker: see docs/decisions.md, "Too little time left to send"): a call on
+  // its time left (it waited for a worker: see
+  // docs/decisions/fleet-health-limits/012-nothing-sent-is-cooling-down.md): a call on
   // backends with neither never meets it otherwise.
   if (!e.scenario.health && !e.scenario.limits) {
     const startMs = eventTimeMs(events[0] ?? {});

@@ -41,7 +41,7 @@ export const CONTINUE_AS_NEW = 'continue-as-new';
  * deadline), its model call, its tool calls. Each part says how the turn stops, or `undefined` to go on. Only
  * the model call and the tool calls wait, and the turn's loop awaits them itself: every promise a workflow
  * creates costs a stack trace in Temporal's sandbox, so the checks and the bookkeeping around the waits are
- * plain functions (docs/decisions.md, "Fewer promises per turn step").
+ * plain functions (docs/decisions/turns/012-step-loop-plain-functions.md).
  */
 export class TurnSteps {
   private readonly backends: string[];

@@ -58,7 +58,7 @@ interface Running {
  * policy and timeout (capped by the turn's deadline less its reserve). Records are updated in place as calls
  * end. `toolCallsEnded` turns their outcomes into the turn's tool messages. Not an async function, and one call
  * (the common case) is not put through `Promise.allSettled`: every promise a workflow creates costs a stack
- * trace in Temporal's sandbox (docs/decisions.md, "Fewer promises per turn step").
+ * trace in Temporal's sandbox (docs/decisions/turns/012-step-loop-plain-functions.md).
  */
 export function startToolCalls(
   callId: string,

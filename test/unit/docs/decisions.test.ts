@@ -64,7 +64,9 @@ describe('decision records', () => {
   it.each(records)('%s names only paths that exist', (file) => {
     const text = readFileSync(join(DIR, file), 'utf8');
     const missing = namedPaths(text).filter((path) => !existsSync(join(ROOT, path)));
-    const brokenLinks = linkTargets(text).filter((target) => !existsSync(resolve(DIR, dirname(file), target)));
+    const brokenLinks = linkTargets(text).filter(
+      (target) => !existsSync(resolve(DIR, dirname(file), target)),
+    );
     expect({ missing, brokenLinks }).toEqual({ missing: [], brokenLinks: [] });
   });
 
