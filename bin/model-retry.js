@@ -4,7 +4,7 @@
 // through tsx, so that an edit takes effect without a build and a stale dist/ is never run by mistake.
 import { existsSync } from 'node:fs';
 import { sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { URL, fileURLToPath } from 'node:url';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 22) {
