@@ -97,6 +97,7 @@ export {
   addSpent,
   attemptSpent,
   budgetStop,
+  needsPricing,
   correctionTokens,
   largestOutput,
   mayHaveBilled,
@@ -114,6 +115,7 @@ export {
   atTime,
   claimProbe,
   initialBreaker,
+  RECENT,
   recordOutcome,
   resetBreaker,
 } from './breaker.js';

@@ -10,6 +10,9 @@
 export { callModel } from './call/model-call.js';
 export type { CallModelOptions } from './call/model-call.js';
 export type { SharedNotBefore } from '../policy/shared-not-before.js';
+export type { SpentBefore } from './call/budget-watch.js';
+export type { CallMessage } from '../common/messages.js';
+export type { Wire, WireEmbed, WireMessage, WireTool } from '../common/request.js';
 export { modelCallWorkflow } from './call/model-call-workflow.js';
 export { attemptsQuery, statusQuery, registerModelCallQueries } from './call/call-log.js';
 export { InvalidModelCallInputError } from './call/call-input.js';
@@ -67,5 +70,5 @@ export {
   STREAM_PART_TYPES,
 } from '../common/stream.js';
 export { modelRetryHealthWorkflow, healthQuery, healthResetSignal } from './health/health-workflow.js';
-export { HEALTH_WORKFLOW_TYPE, healthWorkflowId } from '../common/health.js';
-export type { HealthSnapshot } from '../common/health.js';
+export { HEALTH_WORKFLOW_TYPE, SEEN_KEEP_MS, healthWorkflowId } from '../common/health.js';
+export type { BatchesSeen, HealthInput, HealthSnapshot } from '../common/health.js';
