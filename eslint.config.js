@@ -59,7 +59,7 @@ const sandboxBan = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'bench/results/**', 'coverage/**', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,5 +1,8 @@
 /**
- * model-retry/activities: `createActivities(deps)` gives a worker every activity model-retry's workflows call.
+ * model-retry/activities: `createActivities(deps)` gives a worker every activity model-retry's workflows call;
+ * beside it, the provider registry and providers file, the tools agent turns may call, and the activities' input
+ * and result shapes.
+ * @module model-retry/activities
  */
 import { providerKeyOf } from './attempt/provider-bound.js';
 import { createModelRequest } from './attempt/model-request.js';
@@ -25,6 +28,7 @@ import { createCoolingCheck, healthWatchedLimits, withHealth } from './health/wi
 import { AttemptHeaders, attemptKey } from './health/attempt-headers.js';
 import type { ToolSpec } from './tools/index.js';
 
+/** What `createActivities` builds the activities from; every field is optional. */
 export interface ActivityDeps {
   /**
    * The provider registry. When absent, it is loaded now from the file named by `MODEL_RETRY_PROVIDERS` (in
@@ -193,6 +197,7 @@ function providerKeysOf(registry: ProviderRegistry, registered: AiSdkProviders):
   return byName;
 }
 
+/** The activities `createActivities` returns, by name. */
 export type Activities = ReturnType<typeof createActivities>;
 
 export type { DownloadFile } from './attempt/file-downloads.js';
@@ -200,8 +205,42 @@ export type { HealthOptions } from './health/settings.js';
 export { HEALTH_ENV } from './health/settings.js';
 export type { ProviderHealthConfig } from './providers/health-config.js';
 
-export type * from '../common/attempt.js';
-export * from './tools/index.js';
+export type {
+  AnswerResponse,
+  AttemptCause,
+  AttemptContinuation,
+  AttemptFailureDetails,
+  AttemptHeartbeat,
+  ChatMessage,
+  ContinuationFacts,
+  HeldAttempt,
+  ModelRequestInput,
+  ModelRequestResult,
+  ModelSettings,
+  SchemaMismatchFacts,
+  ToolCall,
+  ToolDefinition,
+  ToolSet,
+  ToolSetEntry,
+  Usage,
+} from '../common/attempt.js';
+export {
+  BUILTIN_TOOLS,
+  InvalidToolError,
+  MAX_TOOL_OUTPUT_CHARS,
+  TOOL_DEFAULTS,
+  ToolError,
+  ToolRegistry,
+} from './tools/index.js';
+export type { ToolContext, ToolSpec } from './tools/index.js';
+export { ToolFailureType } from '../common/tools.js';
+export type {
+  ToolActivities,
+  ToolCallInput,
+  ToolCallResult,
+  ToolRetry,
+  TurnToolDefinition,
+} from '../common/tools.js';
 export {
   MisconfiguredError,
   createProviderRegistry,
@@ -235,3 +274,8 @@ export type {
   ProvidersConfig,
 } from './providers/config.js';
 export type { ModelConfig } from './providers/models.js';
+export type { TransportOptions } from './providers/transport.js';
+export type { JsonSchemaMode } from './providers/types.js';
+export type { ResolvedEmbeddingModel } from './providers/registry.js';
+export type { WireContent, WireRequest } from '../common/request.js';
+export type { SearchAttributesReady } from '../common/search-attribute-activity.js';

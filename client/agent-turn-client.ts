@@ -21,6 +21,7 @@ import { firstPayload } from './history-events.js';
 import { readCallHistory } from './history-reader.js';
 import type { CallHistory } from './history-reader.js';
 
+/** Options of `startAgentTurn`. */
 export interface StartAgentTurnOptions {
   taskQueue: string;
   /** @default `agent-turn-<uuid>` */

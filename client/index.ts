@@ -1,5 +1,7 @@
 /**
- * model-retry/client: what a host uses to start and await durable model calls and to read what happened.
+ * model-retry/client: what a host uses to start and await durable model calls and agent turns, follow their
+ * streams, read what happened (histories, reports, timelines, listings) and rerun recorded calls.
+ * @module model-retry/client
  */
 export { startModelCall, checkModelCall, checkOutputSchema } from './model-call-client.js';
 export type { StartModelCallOptions } from './model-call-client.js';
@@ -10,15 +12,13 @@ export type { CallHistory } from './history-reader.js';
 export { callReport } from './call-report.js';
 export type { CallReport } from './call-report.js';
 export { formatTimeline } from './timeline.js';
-export { fetchRunChain, groupByCall, orderRuns, readCallHistories, runLinks } from './history-chain.js';
+export { fetchRunChain, groupByCall, readCallHistories } from './history-chain.js';
 export type { CallAttempts, OrderedRuns, RunLinks } from './history-chain.js';
 export { readRunMeta } from './run-meta.js';
 export type { RunMeta } from './run-meta.js';
-export { escapeHtml, renderHtmlTimeline } from './html-timeline.js';
+export { renderHtmlTimeline } from './html-timeline.js';
 export { rerunHtml, writeRerunHtml } from './rerun-html.js';
 export { formatRerunReport } from './rerun-format.js';
-export { wordDiff } from './word-diff.js';
-export type { DiffRun } from './word-diff.js';
 export { readToolSpans } from './tool-history.js';
 export type { ToolSpan } from './tool-history.js';
 export type { HtmlTimelineMeta } from './html-timeline.js';
@@ -31,10 +31,7 @@ export type { CallStreamItem, SubscribeCallStreamOptions } from './call-stream.j
 export { LARGE_MESSAGE_CHANNEL_ARGS } from './connection-options.js';
 export { rerunCalls } from './rerun.js';
 export type { RerunCallsOptions } from './rerun.js';
-export { recordedRequests, RerunRefusedError } from './rerun-requests.js';
-export type { RecordedRuns } from './rerun-requests.js';
-export { fetchRecordedRuns } from './rerun-fetch.js';
-export { rerunTotals } from '../common/rerun-totals.js';
+export { RerunRefusedError } from './rerun-requests.js';
 export type {
   RerunAnswer,
   RerunModelTotals,
@@ -43,4 +40,4 @@ export type {
   RerunSkipped,
   RerunSource,
 } from '../common/rerun.js';
-export type { RerunInput, RerunRequest } from '../common/rerun-input.js';
+export type { BilledAttempt, RerunInput, RerunRequest } from '../common/rerun-input.js';

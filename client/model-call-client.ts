@@ -13,6 +13,7 @@ import { checkCallSize } from './call-size.js';
 import type { ModelCallInput } from '../common/call.js';
 import { modelCallWorkflow } from '../workflows/call/model-call-workflow.js';
 
+/** Options of `startModelCall`. */
 export interface StartModelCallOptions {
   taskQueue: string;
   /** @default `model-call-<uuid>` */

@@ -126,6 +126,7 @@ export interface AttemptRecord {
   continuation?: ContinuationFacts;
 }
 
+/** How an attempt failed: its class, what the call did next, and what the provider said (bounded, scrubbed). */
 export interface AttemptFailure {
   class: FailureClass;
   /** What the call did about it; absent when nothing could be done (a stream interrupted). */
@@ -232,4 +233,5 @@ export interface CallStatus {
 export const MODEL_CALL_FAILED = 'ModelCallFailed';
 /** The failure type of a call whose plan or input is invalid. */
 export const INVALID_RETRY_PLAN = 'InvalidRetryPlan';
+/** The failure type of a call whose input is invalid (`InvalidModelCallInputError`). */
 export const INVALID_MODEL_CALL_INPUT = 'InvalidModelCallInput';

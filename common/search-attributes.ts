@@ -13,8 +13,11 @@ export type { SearchAttributesReady };
  * `temporal operator search-attribute create` (see the README).
  */
 export const STOP_REASON = defineSearchAttributeKey('ModelRetryStopReason', SearchAttributeType.KEYWORD);
+/** How many model attempts the run made. */
 export const ATTEMPT_COUNT = defineSearchAttributeKey('ModelRetryAttempts', SearchAttributeType.INT);
+/** The models (`provider:model`) the run's attempts went to. */
 export const MODELS_TRIED = defineSearchAttributeKey('ModelRetryModels', SearchAttributeType.KEYWORD_LIST);
+/** The failure class of the run's last failed attempt (unset when none failed). */
 export const LAST_FAILURE_CLASS = defineSearchAttributeKey(
   'ModelRetryLastFailure',
   SearchAttributeType.KEYWORD,
@@ -27,6 +30,7 @@ export const LAST_FAILURE_CLASS = defineSearchAttributeKey(
  */
 export const CLASSES_MET = defineSearchAttributeKey('ModelRetryClasses', SearchAttributeType.KEYWORD_LIST);
 
+/** Every search attribute model-retry sets, for registering them on a server. */
 export const SEARCH_ATTRIBUTES = [
   STOP_REASON,
   ATTEMPT_COUNT,

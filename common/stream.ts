@@ -84,4 +84,5 @@ export interface StreamConfig {
 export const DEFAULT_STREAM_BATCH_MS = 500;
 /** Bounds of `stream.batchMs`. */
 export const MIN_STREAM_BATCH_MS = 10;
+/** Bounds of `stream.batchMs`. */
 export const MAX_STREAM_BATCH_MS = 60_000;

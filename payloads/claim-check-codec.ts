@@ -31,6 +31,7 @@ const JSON_ENCODING = 'json/plain';
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 
+/** Options of `ClaimCheckCodec`. */
 export interface ClaimCheckOptions {
   store: PayloadStore;
   /** A string whose UTF-8 is longer than this many bytes is stored and referenced. @default 2048 */

@@ -11,6 +11,7 @@ const Payloads = protoPackage.temporal.api.common.v1.Payloads;
 export const DEFAULT_UI_ORIGINS = ['http://localhost:8233', 'http://127.0.0.1:8233', 'http://localhost:8080'];
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
+/** Options of `startCodecServer`. */
 export interface CodecServerOptions {
   /** The codecs, in encoding order (`dataConverter.payloadCodecs`). */
   codecs: readonly PayloadCodec[];
@@ -26,6 +27,7 @@ export interface CodecServerOptions {
   token?: string;
 }
 
+/** A running codec endpoint, as `startCodecServer` resolves it. */
 export interface CodecServer {
   /** `http://HOST:PORT`, to give the Temporal Web UI ("Codec Server" setting) or `temporal --codec-endpoint`. */
   url: string;

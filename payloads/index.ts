@@ -2,6 +2,7 @@
  * Payload security (`model-retry/payloads`): AES-256-GCM encryption with rotating keys, the claim-check codec
  * that keeps large strings in a content-addressed store (a folder or an S3 bucket), the data converter that
  * combines them for workers and clients, and the codec endpoint for the Temporal Web UI.
+ * @module model-retry/payloads
  */
 export { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadKeyError } from './aes-gcm-codec.js';
 export {
@@ -9,6 +10,7 @@ export {
   CLAIMS_METADATA,
   ClaimCheckCodec,
   DEFAULT_CLAIM_THRESHOLD_BYTES,
+  DEFAULT_TOUCH_AFTER_MS,
   PAYLOAD_STORE_ENV,
 } from './claim-check-codec.js';
 export type { ClaimCheckOptions } from './claim-check-codec.js';

@@ -124,7 +124,7 @@ const MAY_HAVE_BILLED: ReadonlySet<FailureClass> = new Set<FailureClass>([
 
 /**
  * Whether an attempt that reported no usage may still have been billed: it succeeded (an answer without usage),
- * its class says the request was sent and answered or cut ({@link MAY_HAVE_BILLED}), a 2xx answer came and was
+ * its class says the request was sent and answered or cut (`MAY_HAVE_BILLED`), a 2xx answer came and was
  * refused (a content-filter finish, no content, a schema mismatch), or a streamed attempt delivered deltas before
  * it failed (a cut kept under `onCut: 'continue'` as `ServerError` and the like).
  */

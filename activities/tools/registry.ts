@@ -23,6 +23,7 @@ import type { ToolSpec } from './spec.js';
 
 export type { ToolContext, ToolSpec } from './spec.js';
 
+/** The retry policy and timeout of a tool whose `ToolSpec` sets none. */
 export const TOOL_DEFAULTS = Object.freeze({
   retry: Object.freeze({
     maximumAttempts: 3,

@@ -2,6 +2,7 @@
  * model-retry/ai-sdk (workflow-safe): the AI SDK in workflow code, each model request a durable model call.
  * Bundle with `ModelRetryPlugin` (or import `model-retry/ai-sdk/preload` first) so that the AI SDK finds the Web
  * APIs it needs in the sandbox.
+ * @module model-retry/ai-sdk
  */
 export { durableModel, DurableLanguageModel } from './durable-model.js';
 export { DEFAULT_DURABLE_MODEL_PLAN } from './model-requests.js';

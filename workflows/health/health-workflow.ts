@@ -35,7 +35,9 @@ import type {
 
 export const healthOutcomesSignal = defineSignal<[OutcomeBatch]>(HEALTH_OUTCOMES_SIGNAL);
 export const healthClaimSignal = defineSignal<[ProbeClaim]>(HEALTH_CLAIM_SIGNAL);
+/** Resets every breaker of the fleet health workflow (an operator's action). */
 export const healthResetSignal = defineSignal<[]>(HEALTH_RESET_SIGNAL);
+/** The fleet health workflow's breakers and what it has seen. */
 export const healthQuery = defineQuery<HealthSnapshot>(HEALTH_QUERY);
 
 /** The memo key that holds the {@link HealthSnapshot}. */
