@@ -2,7 +2,7 @@ const noop = () => undefined;
 
 /**
  * Webpack's logger for a workflow bundle built by a test or a profile script: its errors only. No vitest import
- * here, so scripts/profile can use it too.
+ * here, so bench/profile can use it too.
  */
 export const quietBundleLogger = {
   trace: noop,
