@@ -1,7 +1,7 @@
 /**
  * Profiles the product's per-call cost against the platform's floor, outside the bench: N calls that
  * answer at once against the loopback provider on one dev server, the client and worker in this process, as
- * (a) a plain workflow + plain activity making the same AI SDK request (the floor, `plain`), (b) the floor plus
+ * (a) the lab's floor, a plain workflow + plain activity making the same request (`plain`), (b) the floor plus
  * what the contract adds (a local activity for the worker's settings, the stop's search attributes: `contract`),
  * (c) `callModel` in a user's workflow (`user`), (d) `modelCallWorkflow` started through `startModelCall` (`mcw`). Rounds are interleaved and repeated; the
  * figure is this process's CPU time per call (user + system), and the ratios ours/floor within each round.
@@ -14,41 +14,39 @@
  * module by module and beside the floor: `bench/profile/cpu-split.ts` on one `--cpu-prof` folder per kind.
  */
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { HEARTBEAT_INTERVAL_MS } from '../../activities/heartbeat.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { checkWorkerSearchAttributes, workerSlots } from '../../worker/worker.js';
-import { modelRetryWebpackConfigHook } from '../../plugin/index.js';
 import { always, ANY_MODEL, ok } from '../../loopback/index.js';
-import { createPlainActivities } from './activities.js';
+import { createFloorActivities } from '../../test/harness/floor/activities.js';
+import { bundleLab } from '../../test/harness/lab.js';
 import { perCall, rpcCounts } from './rpc-counts.js';
-import { fetchHistories, PROFILE_KEY, quietBundleLogger, startProfile } from './setup.js';
+import { fetchHistories, startProfile } from './setup.js';
 
 type Kind = 'plain' | 'contract' | 'user' | 'mcw';
 const [callsArg, roundsArg, kindsArg, replayArg] = process.argv.slice(2);
 const CALLS = Number(callsArg ?? 200);
 const ROUNDS = Number(roundsArg ?? 3);
 const KINDS = (kindsArg ?? 'plain,contract,user,mcw').split(',') as Kind[];
-const WORKFLOWS = fileURLToPath(new URL('./workflows.ts', import.meta.url));
 
 async function main(): Promise<void> {
-  const profile = await startProfile({ workflowsPath: WORKFLOWS, asShipped: true });
-  const { server, metricsPort, bundle, lp, providers, native, client } = profile;
+  const profile = await startProfile();
+  const { namespace, metricsPort, bundleCode, lp, providers, native, client } = profile;
   lp.script(ANY_MODEL, [always(ok('answered at once'))]);
   const taskQueue = `profile-${randomUUID()}`;
   // As model-retry's worker does at start: attempts then report the registered attributes from the first call on.
-  await checkWorkerSearchAttributes({ connection: native, namespace: server.namespace, warn: console.error });
+  await checkWorkerSearchAttributes({ connection: native, namespace, warn: console.error });
   const worker = await Worker.create({
     connection: native,
-    namespace: server.namespace,
+    namespace,
     taskQueue,
-    workflowBundle: { code: bundle.code },
+    workflowBundle: { code: bundleCode },
     activities: {
       ...createActivities({ providers }),
-      ...createPlainActivities(lp.openaiBaseURL, PROFILE_KEY),
+      ...createFloorActivities(() => providers),
     },
     maxHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
     ...workerSlots(),
@@ -63,12 +61,15 @@ async function main(): Promise<void> {
     const workflowId = `profile-${kind}-${randomUUID()}`;
     ids[kind].push(workflowId);
     const input = { model, prompt: 'answer at once' };
-    if (kind === 'plain' || kind === 'contract')
-      return client.workflow.start(kind === 'plain' ? 'plainCallWorkflow' : 'contractFloorWorkflow', {
-        taskQueue,
-        workflowId,
-        args: [model, input.prompt],
-      });
+    if (kind === 'plain') {
+      const args = [{ ...input, attempts: 1, waitMs: 0 }];
+      return client.workflow.start('floorPromptWorkflow', { taskQueue, workflowId, args });
+    }
+    if (kind === 'contract') {
+      const messages = [{ role: 'user', content: input.prompt }];
+      const args = [{ model, messages, timeoutMs: 25_000, waits: [] }];
+      return client.workflow.start('contractFloorWorkflow', { taskQueue, workflowId, args });
+    }
     if (kind === 'user')
       return client.workflow.start('userCallWorkflow', { taskQueue, workflowId, args: [input] });
     return startModelCall(client, input, { taskQueue, workflowId });
@@ -131,12 +132,8 @@ async function replayRounds(client: Client, ids: Record<Kind, string[]>, kinds: 
   // The same histories on two bundles: webpack's modules as Temporal bundles them by default, and as the product
   // bundles them (ModelRetryPlugin, createModelRetryWorker: our modules concatenated into one).
   const bundles = {
-    modules: await bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: quietBundleLogger }),
-    concat: await bundleWorkflowCode({
-      workflowsPath: WORKFLOWS,
-      logger: quietBundleLogger,
-      webpackConfigHook: modelRetryWebpackConfigHook(),
-    }),
+    modules: await bundleLab({ asShipped: false }),
+    concat: await bundleLab(),
   };
   for (let r = 0; r < 5; r++) {
     const line: string[] = [];

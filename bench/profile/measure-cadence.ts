@@ -10,22 +10,16 @@
  * the detection is from the kill to the server's `ActivityTaskTimedOut` (HEARTBEAT) event of each attempt.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { createProviderRegistry } from '../../activities/providers/registry.js';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startModelCall } from '../../client/model-call-client.js';
-import { hang, startLoopbackProvider } from '../../loopback/index.js';
-import { startDevServer } from '../../worker/dev-server.js';
-import { createModelRetryWorker, workflowsPath } from '../../worker/worker.js';
+import { hang } from '../../loopback/index.js';
+import { createModelRetryWorker } from '../../worker/worker.js';
+import { openBenchContext } from '../../test/harness/lab.js';
+import { until } from '../../test/harness/until.js';
 
-const KEY_ENV = 'MODEL_RETRY_CADENCE_KEY';
-const KEY = 'sk-loopback-cadence-0123456789';
 const CLI = fileURLToPath(new URL('../../bin/model-retry.js', import.meta.url));
 
 const { values } = parseArgs({
@@ -43,36 +37,11 @@ const fmt = (xs: number[]) => {
   return `min ${(s[0] ?? NaN).toFixed(0)}, median ${(s[Math.floor(s.length / 2)] ?? NaN).toFixed(0)}, max ${(s[s.length - 1] ?? NaN).toFixed(0)} ms`;
 };
 
-async function until<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(20);
-  }
-}
-
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const dir = mkdtempSync(join(tmpdir(), 'model-retry-cadence-'));
-  const [server, bundle, lp] = await Promise.all([
-    startDevServer({ dbFilename: join(dir, 'cadence.sqlite') }),
-    bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: new DefaultLogger('ERROR') }),
-    startLoopbackProvider(),
-  ]);
-  const bundlePath = join(dir, 'bundle.js');
-  writeFileSync(bundlePath, bundle.code);
-  const local = { type: 'openai-compatible' as const, baseURL: lp.openaiBaseURL, apiKeyEnv: KEY_ENV };
-  const providersFile = join(dir, 'providers.json');
-  writeFileSync(providersFile, JSON.stringify({ local }));
-  const providers = createProviderRegistry({ local }, { env: { [KEY_ENV]: KEY } });
-  const connection = await Connection.connect({ address: server.address });
-  const native = await NativeConnection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
+  // The lab's dev server (SQLite in a file), bundle (model-retry's workflows among the lab's) and loopback provider.
+  const ctx = await openBenchContext({ size: 'full', log: () => undefined });
+  const { client, native, lp, providers, providersFile } = ctx;
   const rows: string[] = [];
   let n = 0;
   try {
@@ -81,9 +50,9 @@ async function main() {
       const taskQueue = `cadence-cancel-${c}`;
       const worker = await createModelRetryWorker({
         connection: native,
-        namespace: server.namespace,
+        namespace: ctx.namespace,
         taskQueue,
-        workflowBundle: { codePath: bundlePath },
+        workflowBundle: { codePath: ctx.bundlePath },
         shutdownGraceMs: 1000,
         heartbeatThrottleMs: c,
         deps: { providers },
@@ -99,11 +68,11 @@ async function main() {
             { model: `local:${model}`, prompt: 'hi' },
             { taskQueue },
           );
-          await until(() => (lp.requestCount(model) === 1 ? true : undefined));
+          await until('the request', () => (lp.requestCount(model) === 1 ? true : undefined), 120_000, 20);
           await sleep(((i + 0.5) / samples) * c);
           const at = Date.now();
           await handle.cancel();
-          const ended = await until(() => lp.requests(model)[0]?.endedAt);
+          const ended = await until('the abort', () => lp.requests(model)[0]?.endedAt, 120_000, 20);
           await handle.result().catch(() => undefined);
           return ended - at;
         }),
@@ -117,13 +86,18 @@ async function main() {
         process.execPath,
         [CLI, 'worker', '--providers', providersFile, '--task-queue', lostQueue, '--heartbeat-ms', String(c)],
         {
-          env: { ...process.env, TEMPORAL_ADDRESS: server.address, [KEY_ENV]: KEY },
+          env: { ...process.env, TEMPORAL_ADDRESS: ctx.address, ...ctx.workerEnv },
           stdio: ['ignore', 'ignore', 'pipe'],
         },
       );
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      await until(() => (stderr.includes('polling task queue') ? true : undefined), 300_000);
+      await until(
+        'the worker polling',
+        () => (stderr.includes('polling task queue') ? true : undefined),
+        300_000,
+        20,
+      );
       const handles: WorkflowHandle[] = [];
       for (let i = 0; i < samples; i += 1) {
         const model = `lost-${(n += 1)}`;
@@ -131,7 +105,7 @@ async function main() {
         handles.push(
           await startModelCall(client, { model: `local:${model}`, prompt: 'hi' }, { taskQueue: lostQueue }),
         );
-        await until(() => (lp.requestCount(model) === 1 ? true : undefined));
+        await until('the request', () => (lp.requestCount(model) === 1 ? true : undefined), 120_000, 20);
         await sleep(c / samples);
       }
       await sleep(c);
@@ -140,6 +114,7 @@ async function main() {
       const detections = await Promise.all(
         handles.map(async (handle) => {
           const at = await until(
+            'the heartbeat timeout',
             async () => {
               const { events } = await handle.fetchHistory();
               const timedOut = events?.find((e) => e.activityTaskTimedOutEventAttributes);
@@ -148,6 +123,7 @@ async function main() {
                 : undefined;
             },
             10 * c + 60_000,
+            20,
           );
           await handle.terminate('measured').catch(() => undefined);
           return at - killedAt;
@@ -158,11 +134,7 @@ async function main() {
       rows.push(row);
     }
   } finally {
-    await native.close();
-    await connection.close();
-    await lp.close();
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await ctx.close();
   }
   console.log(
     [

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { modelRetryWebpackConfigHook } from '../../plugin/index.js';
-import { quietBundleLogger } from './setup.js';
+import { quietBundleLogger } from '../../test/harness/quiet.js';
 
 const run = promisify(execFile);
 const [dir, sidesArg] = process.argv.slice(2);

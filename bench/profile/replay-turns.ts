@@ -11,12 +11,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promiseHooks } from 'node:v8';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { HistoryAndWorkflowId } from '@temporalio/client';
-import { modelRetryWebpackConfigHook } from '../../plugin/index.js';
-import { installQuietRuntime, PROFILE_BUNDLE_ENV, quietBundleLogger } from './setup.js';
+import { bundleLab } from '../../test/harness/lab.js';
+import { installQuietRuntime } from '../../test/harness/quiet.js';
+import { PROFILE_BUNDLE_ENV } from './setup.js';
 
 const [dir, side, timesArg, mode] = process.argv.slice(2);
 const TIMES = Number(timesArg ?? 5);
@@ -32,12 +32,8 @@ async function main(): Promise<void> {
       JSON.parse(readFileSync(join(dir as string, `${s}.json`), 'utf8')) as HistoryAndWorkflowId[],
     ]),
   );
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('../../test/harness/bundle/index.ts', import.meta.url)),
-    logger: quietBundleLogger,
-    // As the product bundles it (our modules concatenated into one).
-    webpackConfigHook: modelRetryWebpackConfigHook(),
-  });
+  // As the product bundles it (our modules concatenated into one).
+  const bundle = await bundleLab();
   // For `cpu-split.ts`: the bundle whose lines the profile's workflow frames point into.
   const bundleFile = process.env[PROFILE_BUNDLE_ENV];
   if (bundleFile) writeFileSync(bundleFile, bundle.code);

@@ -12,7 +12,6 @@
  *   (with `PROFILE_NO_REPLAY=1`, the replay rounds at the end are skipped: the profile is the live load alone)
  */
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
@@ -32,12 +31,8 @@ const SIDES = (sidesArg ?? 'floor,ours').split(',') as Side[];
 
 async function main(): Promise<void> {
   // As the bench's: SQLite in a file (WAL), the bundle as the product builds it.
-  const profile = await startProfile({
-    workflowsPath: fileURLToPath(new URL('../../test/harness/bundle/index.ts', import.meta.url)),
-    onDisk: true,
-    asShipped: true,
-  });
-  const { server, metricsPort, bundle, lp, providers, native, client } = profile;
+  const profile = await startProfile({ onDisk: true });
+  const { address, namespace, metricsPort, bundleCode, lp, providers, native, client } = profile;
   const floorQueue = `profile-floor-${randomUUID()}`;
   // The contract's floor runs on the floor's worker (its local activity is one of the floor's activities).
   const queues: Record<Side, string> = {
@@ -48,17 +43,17 @@ async function main(): Promise<void> {
   const workers = [
     await createModelRetryWorker({
       connection: native,
-      namespace: server.namespace,
+      namespace,
       taskQueue: queues.ours,
-      workflowBundle: { code: bundle.code },
+      workflowBundle: { code: bundleCode },
       shutdownGraceMs: 2000,
       deps: { providers },
     }),
     await Worker.create({
       connection: native,
-      namespace: server.namespace,
+      namespace,
       taskQueue: queues.floor,
-      workflowBundle: { code: bundle.code },
+      workflowBundle: { code: bundleCode },
       activities: createFloorActivities(() => providers),
       shutdownGraceTime: 2000,
       ...workerSlots(),
@@ -66,7 +61,7 @@ async function main(): Promise<void> {
   ];
   const running = workers.map((w) => w.run());
   let n = 0;
-  const serverPid = findDevServerPid(Number(server.address.split(':').at(-1)));
+  const serverPid = findDevServerPid(Number(address.split(':').at(-1)));
 
   const start = (side: Side): { handle: Promise<WorkflowHandle>; model: string } => {
     const id = `turn-${side}-${(n += 1)}`;
@@ -184,7 +179,7 @@ async function main(): Promise<void> {
     if (one) await anatomy(side, one.handle, lp.requests(one.model));
   }
   if (process.env.PROFILE_NO_REPLAY === undefined)
-    await replayRounds(client, bundle.code, new Map(SIDES.map((side) => [side, last[side]?.ids ?? []])));
+    await replayRounds(client, bundleCode, new Map(SIDES.map((side) => [side, last[side]?.ids ?? []])));
   for (const w of workers) w.shutdown();
   await Promise.all(running);
   await profile.close();

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { modelRetryWebpackConfigHook } from '../../plugin/bundle.js';
 import { HEARTBEAT_INTERVAL_MS } from '../../activities/heartbeat.js';
@@ -16,6 +17,7 @@ import { startLoopbackProvider } from '../../loopback/index.js';
 import type { LoopbackProvider } from '../../loopback/index.js';
 import { createModelRetryWorker, workerSlots } from '../../worker/worker.js';
 import type { WorkerTuning } from '../../worker/worker.js';
+import { quietBundleLogger } from './quiet.js';
 import { createServerRetryActivities } from './server-retry-activities.js';
 
 /** Quick: a smoke run of the benchmark code in seconds. Full: the figures for BENCHMARKS.md. */
@@ -71,8 +73,20 @@ export interface OpenOptions {
   log?: (line: string) => void;
 }
 
-const noop = () => undefined;
-const quietLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
+/** The lab's workflows: model-retry's own, the floor, the server-retry baseline and a user's workflow. */
+export const LAB_WORKFLOWS = fileURLToPath(new URL('./bundle/index.ts', import.meta.url));
+
+/**
+ * The lab's workflow bundle, built quietly as the product bundles it (ModelRetryPlugin, createModelRetryWorker:
+ * model-retry's modules as one); with `asShipped: false`, webpack's modules as Temporal bundles them by default.
+ */
+export function bundleLab(options: { asShipped?: boolean } = {}): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({
+    workflowsPath: LAB_WORKFLOWS,
+    logger: quietBundleLogger,
+    ...(options.asShipped === false ? {} : { webpackConfigHook: modelRetryWebpackConfigHook() }),
+  });
+}
 
 export async function openBenchContext(options: OpenOptions): Promise<BenchContext> {
   const log = options.log ?? ((line: string) => console.error(line));
@@ -85,12 +99,7 @@ export async function openBenchContext(options: OpenOptions): Promise<BenchConte
           ...(options.inMemory ? {} : { dbFilename: join(dir, 'bench.sqlite') }),
           extraArgs: options.serverArgs ?? [],
         }),
-    bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('./bundle/index.ts', import.meta.url)),
-      // As the product bundles (ModelRetryPlugin, createModelRetryWorker): model-retry's modules as one.
-      webpackConfigHook: modelRetryWebpackConfigHook(),
-      logger: quietLogger,
-    }),
+    bundleLab(),
     startLoopbackProvider(),
   ]);
   const address = server?.address ?? (options.address as string);

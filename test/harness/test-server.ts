@@ -3,7 +3,8 @@ import type { Cluster } from './cluster/cluster.js';
 import { SERVICES } from './cluster/config.js';
 import { startDevServer } from '../../worker/dev-server.js';
 import type { DevServer } from '../../worker/dev-server.js';
-import { devServerPid, isAlive, until } from './processes.js';
+import { devServerPid, isAlive } from './processes.js';
+import { until } from './until.js';
 
 /**
  * Which Temporal server the tests run on: `dev` (the CLI's dev server on SQLite, the default) or `cluster` (the

@@ -1,9 +1,7 @@
-import pRetry from 'p-retry';
-
 /**
  * Polls `probe` every `intervalMs` until it returns something other than `undefined` (a thrown error counts as
- * "not yet"), failing after `timeoutMs` with `what` and the last error. Every readiness wait of the cluster is one
- * of these: nothing sleeps in place of a check.
+ * "not yet"), failing after `timeoutMs` with `what` and the last error. Every wait of the tests, the benchmarks and
+ * the cluster is one of these: nothing sleeps in place of a check.
  */
 export async function until<T>(
   what: string,
@@ -11,22 +9,19 @@ export async function until<T>(
   timeoutMs = 60_000,
   intervalMs = 100,
 ): Promise<T> {
-  const started = Date.now();
-  try {
-    return await pRetry(
-      async () => {
-        const value = await probe();
-        if (value === undefined) throw new Error('not yet');
-        return value;
-      },
-      { retries: Number.POSITIVE_INFINITY, factor: 1, minTimeout: intervalMs, maxRetryTime: timeoutMs },
-    );
-  } catch (error) {
-    throw new Error(
-      `timed out after ${Date.now() - started} ms waiting for ${what} (last: ${String(error)})`,
-      {
-        cause: error,
-      },
-    );
+  const end = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > end) {
+      const why = lastError === undefined ? '' : ` (last error: ${String(lastError)})`;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`, { cause: lastError });
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

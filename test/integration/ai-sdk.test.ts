@@ -7,7 +7,7 @@ import { CancelledFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { replayAll } from '../harness/replay.js';
 import { createTestNamespace } from '../harness/namespace.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

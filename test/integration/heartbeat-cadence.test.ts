@@ -7,7 +7,7 @@ import { ok, slow } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { useFixture } from '../harness/fixture.js';
-import { until } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 
 /** The heartbeat timeout of every attempt the run scheduled, in ms, from its `ActivityTaskScheduled` events. */
 async function heartbeatTimeouts(handle: WorkflowHandle): Promise<(number | undefined)[]> {
