@@ -16,8 +16,7 @@ import { replayEach } from '../replay/bundles.js';
 
 const noop = () => undefined;
 const quiet = { trace: noop, debug: noop, info: noop, log: noop, warn: console.warn, error: console.error };
-const workflowFile = (name: string) =>
-  fileURLToPath(new URL(`../../test/harness/bundle/${name}`, import.meta.url));
+const workflowFile = (name: string) => fileURLToPath(new URL(`../../test/harness/${name}`, import.meta.url));
 
 /** One side of the comparison: a workflows file bundled on its own, and how a run of it is started. */
 interface CostSide {
@@ -35,7 +34,7 @@ const SIDES: readonly CostSide[] = [
   {
     label: 'generateText on durableModel',
     key: 'aiSdk',
-    workflowsPath: workflowFile('ai-sdk-text.ts'),
+    workflowsPath: workflowFile('bundle/ai-sdk-text.ts'),
     plugin: true,
     workflow: 'durableTextWorkflow',
     args: (model) => ({ model, prompt: PROMPT }),
@@ -43,7 +42,7 @@ const SIDES: readonly CostSide[] = [
   {
     label: 'callModel in a user workflow',
     key: 'callModel',
-    workflowsPath: workflowFile('user-call.ts'),
+    workflowsPath: workflowFile('bundle/user-call.ts'),
     plugin: true,
     workflow: 'userCallWorkflow',
     args: (model) => ({ model, messages: [{ role: 'user', content: PROMPT }] }),
@@ -51,7 +50,7 @@ const SIDES: readonly CostSide[] = [
   {
     label: 'floor (plain workflow + activity)',
     key: 'floor',
-    workflowsPath: workflowFile('floor.ts'),
+    workflowsPath: workflowFile('floor/workflows.ts'),
     plugin: false,
     workflow: 'floorPromptWorkflow',
     args: (model) => ({ model, prompt: PROMPT, attempts: 1, waitMs: 0 }),

@@ -2,15 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import { encodingFailureConverterPath } from '../../payloads/data-converter.js';
+import { quietBundleLogger } from './quiet.js';
 
 /** The AI SDK agent workflows (`test/harness/bundle/ai-sdk-agent.ts`), shared by the tests and the comparison. */
 export const AI_SDK_WORKFLOWS = fileURLToPath(new URL('./bundle/ai-sdk-agent.ts', import.meta.url));
 
 /** The agent's tool activity. */
 export const weatherActivities = { lookupWeather: async (city: string) => `sunny, 21C in ${city}` };
-
-const noop = () => undefined;
-const quiet = { trace: noop, debug: noop, info: noop, log: noop, warn: console.warn, error: console.error };
 
 /**
  * The agent workflows bundled as a user's worker bundles them with `ModelRetryPlugin` (its polyfills first). One
@@ -21,7 +19,7 @@ export async function bundleAiSdkWorkflows(): Promise<string> {
     workflowsPath: AI_SDK_WORKFLOWS,
     plugins: [new ModelRetryPlugin()],
     failureConverterPath: encodingFailureConverterPath(),
-    logger: quiet,
+    logger: quietBundleLogger,
   });
   return bundle.code;
 }

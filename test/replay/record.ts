@@ -9,17 +9,16 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createProviderRegistry } from '../../activities/providers/registry.js';
 import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { startDevServer } from '../../worker/dev-server.js';
-import { startLoopbackProvider } from '../../loopback/index.js';
 import type { LoopbackProvider } from '../../loopback/index.js';
-import { createModelRetryWorkers, workflowsPath } from '../../worker/worker.js';
+import { createModelRetryWorkers } from '../../worker/worker.js';
+import { openBenchContext } from '../harness/lab.js';
 import type { ModelRetryWorkers } from '../../worker/worker.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
@@ -39,14 +38,10 @@ async function main(only: readonly string[]): Promise<void> {
     throw new Error(`no scenario named ${unknown.join(', ')} (scenarios: ${names})`);
   }
   const selected = REPLAY_SCENARIOS.filter((s) => only.length === 0 || only.includes(s.name));
-  const [server, bundle, lp] = await Promise.all([
-    startDevServer(),
-    bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: new DefaultLogger('WARN') }),
-    startLoopbackProvider(),
-  ]);
-  const connection = await Connection.connect({ address: server.address });
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
+  // The lab: a dev server, the workflow bundle (model-retry's workflows as the product bundles them) and the
+  // loopback provider; the scenarios' providers are their own.
+  const lab = await openBenchContext({ size: 'full', log: () => undefined });
+  const { client, native: nativeConnection, lp, namespace } = lab;
   const providers = createProviderRegistry(
     {
       local: { type: 'openai-compatible', baseURL: lp.openaiBaseURL, apiKeyEnv: 'REPLAY_KEY' },
@@ -64,9 +59,9 @@ async function main(only: readonly string[]): Promise<void> {
   const startWorker = async (taskQueue: string) => {
     const worker = await createModelRetryWorkers({
       connection: nativeConnection,
-      namespace: server.namespace,
+      namespace,
       taskQueue,
-      workflowBundle: bundle,
+      workflowBundle: { codePath: lab.bundlePath },
       deps: { providers },
       // Short, so that the worker-shutdown scenario cuts its slow request short (recorded as WorkerLost).
       shutdownGraceMs: 300,
@@ -89,10 +84,7 @@ async function main(only: readonly string[]): Promise<void> {
       }
     }
   } finally {
-    await nativeConnection.close();
-    await connection.close();
-    await server.stop();
-    await lp.close();
+    await lab.close();
   }
 }
 

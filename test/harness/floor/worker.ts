@@ -60,7 +60,7 @@ export async function startFloorWorker(ctx: BenchContext): Promise<BenchWorker> 
 }
 
 /**
- * The worker of a bench process (`worker-process.ts`, `load-worker.ts`): model-retry's (`createModelRetryWorkers`,
+ * The worker of a bench process (`test/harness/spawn/worker-process.ts`): model-retry's (`createModelRetryWorkers`,
  * the providers file from the environment) or the floor's, on the same settings.
  */
 export function createProcessWorker(

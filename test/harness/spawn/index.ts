@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkerTuning } from '../../../worker/worker.js';
 import type { BenchContext } from '../lab.js';
-import type { LoadWorkerReport, LoadWorkerSpec, LoadWorkerKind } from './load-worker-spec.js';
+import type {
+  LoadWorkerReport,
+  LoadWorkerSpec,
+  LoadWorkerKind,
+  WorkerProcessSpec,
+} from './load-worker-spec.js';
 import { cpuSeconds, peakRssBytes, rssBytes } from './proc.js';
 
 /** A bench process (a worker, or a worker and its client) that polls until it is stopped. */
@@ -20,7 +25,7 @@ export interface WorkerProcess {
   stop(): Promise<{ peakRssBytes?: number; cpuSeconds?: number }>;
 }
 
-/** A `load-worker.ts` process: a worker and its client, polling, waiting for `go()`. */
+/** A `worker-process.ts` with a load: a worker and its client, polling, waiting for `go()`. */
 export interface LoadWorker extends WorkerProcess {
   /** Starts the load; resolves with its report once every call ended (or its time ran out). */
   go(): Promise<LoadWorkerReport>;
@@ -106,8 +111,13 @@ export async function startWorkerProcess(
   options: { taskQueue?: string; env?: Record<string, string>; kind?: LoadWorkerKind } = {},
 ): Promise<WorkerProcess & { taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `bench-proc-${randomUUID()}`;
-  const args = [taskQueue, ctx.bundlePath, JSON.stringify(tuning), options.kind ?? 'model-retry'];
-  const proc = await spawnBench('./worker-process.ts', args, {
+  const spec: WorkerProcessSpec = {
+    kind: options.kind ?? 'model-retry',
+    taskQueue,
+    bundlePath: ctx.bundlePath,
+    tuning,
+  };
+  const proc = await spawnWorkerProcess(spec, {
     ...ctx.workerEnv,
     ...options.env,
     TEMPORAL_ADDRESS: ctx.address,
@@ -116,17 +126,20 @@ export async function startWorkerProcess(
   return { ...proc, taskQueue };
 }
 
-/** Starts `load-worker.ts` against `address` and waits until it polls. */
+/** Starts `worker-process.ts` on `spec` (written to a temporary file, removed once it polls). */
+async function spawnWorkerProcess(spec: WorkerProcessSpec, env: Record<string, string>) {
+  const specFile = join(tmpdir(), `model-retry-worker-${randomUUID()}.json`);
+  writeFileSync(specFile, JSON.stringify(spec));
+  return spawnBench('./worker-process.ts', [specFile], env).finally(() => rmSync(specFile, { force: true }));
+}
+
+/** Starts `worker-process.ts` with a load against `address` and waits until it polls. */
 export async function startLoadWorker(
   spec: LoadWorkerSpec,
   target: { address: string; namespace: string; env: Record<string, string> },
 ): Promise<LoadWorker> {
-  const specFile = join(tmpdir(), `model-retry-load-${randomUUID()}.json`);
-  writeFileSync(specFile, JSON.stringify(spec));
   const env = { ...target.env, TEMPORAL_ADDRESS: target.address, TEMPORAL_NAMESPACE: target.namespace };
-  const proc = await spawnBench('./load-worker.ts', [specFile], env).finally(() =>
-    rmSync(specFile, { force: true }),
-  );
+  const proc = await spawnWorkerProcess(spec, env);
   return {
     ...proc,
     async go() {

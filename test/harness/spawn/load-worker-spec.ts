@@ -15,7 +15,7 @@ export interface PlannedCall {
   input: unknown;
 }
 
-/** What `load-worker.ts` is given (as a JSON file). */
+/** What `worker-process.ts` is given (as a JSON file) to run a worker and drive a load with its client. */
 export interface LoadWorkerSpec {
   kind: LoadWorkerKind;
   taskQueue: string;
@@ -30,7 +30,11 @@ export interface LoadWorkerSpec {
   timeoutMs: number;
 }
 
-/** What `load-worker.ts` reports once the load ended. */
+/** What `worker-process.ts` is given (as a JSON file): a worker, and optionally a load (`calls`) to drive. */
+export type WorkerProcessSpec = Pick<LoadWorkerSpec, 'kind' | 'taskQueue' | 'bundlePath' | 'tuning'> &
+  Partial<Omit<LoadWorkerSpec, 'kind' | 'taskQueue' | 'bundlePath' | 'tuning'>>;
+
+/** What `worker-process.ts` reports once the load ended. */
 export interface LoadWorkerReport {
   /** From the first start request to the last result, ms. */
   completionMs: number;
