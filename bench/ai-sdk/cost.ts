@@ -7,6 +7,8 @@ import { ModelRetryPlugin } from '../../plugin/index.js';
 import { createFloorActivities } from '../../test/harness/floor/activities.js';
 import { finish } from '../lib/calls.js';
 import type { BenchContext } from '../../test/harness/lab.js';
+import { runWorker } from '../../test/harness/run-worker.js';
+import type { BenchWorker } from '../../test/harness/run-worker.js';
 import type { History } from '../lib/history.js';
 import { measureModuleCost } from './module-cost.js';
 import type { ModuleCost } from './module-cost.js';
@@ -231,12 +233,7 @@ function costRatios(by: Record<CostSide['key'], SideCost>): Record<string, numbe
   return out;
 }
 
-interface CostWorker {
-  taskQueue: string;
-  stop(): Promise<void>;
-}
-
-async function startCostWorker(ctx: BenchContext, side: CostSide, code: string): Promise<CostWorker> {
+async function startCostWorker(ctx: BenchContext, side: CostSide, code: string): Promise<BenchWorker> {
   const taskQueue = `bench-ai-sdk-cost-${side.key}-${randomUUID()}`;
   const plugins: WorkerPlugin[] = side.plugin
     ? [new ModelRetryPlugin({ activities: { providers: ctx.providers }, checkSearchAttributes: false })]
@@ -249,21 +246,14 @@ async function startCostWorker(ctx: BenchContext, side: CostSide, code: string):
     ...(side.plugin ? { plugins } : { activities: createFloorActivities(() => ctx.providers) }),
     shutdownGraceTime: '1 second',
   });
-  const running = worker.run();
-  return {
-    taskQueue,
-    async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-    },
-  };
+  return runWorker(worker, taskQueue);
 }
 
 /** `count` runs of `side`, `concurrency` at a time, each answered at once; their histories. */
 async function runBatch(
   ctx: BenchContext,
   side: CostSide,
-  worker: CostWorker,
+  worker: BenchWorker,
   count: number,
   concurrency: number,
 ): Promise<History[]> {

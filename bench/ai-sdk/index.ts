@@ -15,6 +15,7 @@ import { aiSdkCost } from './cost.js';
 import { FAULT_ROWS } from './rows.js';
 import type { FaultRow } from './rows.js';
 import type { BenchContext } from '../../test/harness/lab.js';
+import { runWorker } from '../../test/harness/run-worker.js';
 import { eventTypeName } from '../lib/history.js';
 import type { History } from '../lib/history.js';
 import { fmtMs } from '../lib/stats.js';
@@ -145,16 +146,8 @@ async function startSide(ctx: BenchContext, code: string, plugin: WorkerPlugin):
     plugins: [plugin],
     shutdownGraceTime: '1 second',
   });
-  const running = worker.run();
   const client = new Client({ connection: ctx.client.connection, namespace: ctx.namespace });
-  return {
-    taskQueue,
-    client,
-    async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-    },
-  };
+  return { ...runWorker(worker, taskQueue), client };
 }
 
 /** Runs `row` on one side: the workflow to its end, or terminated at the bound; cancelled mid-request for a cancel row. */

@@ -18,6 +18,8 @@ import type { LoopbackProvider } from '../../loopback/index.js';
 import { createModelRetryWorker, workerSlots } from '../../worker/worker.js';
 import type { WorkerTuning } from '../../worker/worker.js';
 import { quietBundleLogger } from './quiet.js';
+import { runWorker } from './run-worker.js';
+import type { BenchWorker } from './run-worker.js';
 import { createServerRetryActivities } from './server-retry-activities.js';
 
 /** Quick: a smoke run of the benchmark code in seconds. Full: the figures for BENCHMARKS.md. */
@@ -27,11 +29,7 @@ export type BenchSize = 'quick' | 'full';
 export const BENCH_KEY_ENV = 'MODEL_RETRY_BENCH_KEY';
 const BENCH_KEY = 'sk-loopback-bench-0123456789';
 
-/** A worker the bench started in its own process, on a task queue of its own. */
-export interface BenchWorker {
-  taskQueue: string;
-  stop(): Promise<void>;
-}
+export type { BenchWorker };
 
 /**
  * What every benchmark of one run shares: ONE Temporal dev server (or the address of one given), the workflow
@@ -121,13 +119,12 @@ export async function openBenchContext(options: OpenOptions): Promise<BenchConte
   const counters = new Map<string, number>();
 
   const track = (worker: Worker, taskQueue: string): BenchWorker => {
-    const done = worker.run();
+    const run = runWorker(worker, taskQueue);
     const handle: BenchWorker = {
       taskQueue,
-      async stop() {
+      stop() {
         running.delete(handle);
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-        await done;
+        return run.stop();
       },
     };
     running.add(handle);

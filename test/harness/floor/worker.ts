@@ -7,7 +7,9 @@ import type { ProviderRegistry } from '../../../activities/providers/registry.js
 import { createModelRetryWorkers, otherTuning, workerSlots } from '../../../worker/worker.js';
 import type { WorkerTuning } from '../../../worker/worker.js';
 import { createFloorActivities } from './activities.js';
-import type { BenchContext, BenchWorker } from '../lab.js';
+import type { BenchContext } from '../lab.js';
+import { runWorker } from '../run-worker.js';
+import type { BenchWorker } from '../run-worker.js';
 import type { LoadWorkerKind } from '../spawn/load-worker-spec.js';
 
 /** What a floor worker is given; `tuning` as model-retry's worker takes it (plus the eager-activity option). */
@@ -49,14 +51,7 @@ export async function startFloorWorker(ctx: BenchContext): Promise<BenchWorker> 
     bundlePath: ctx.bundlePath,
     providers: () => ctx.providers,
   });
-  const done = worker.run();
-  return {
-    taskQueue,
-    async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await done;
-    },
-  };
+  return runWorker(worker, taskQueue);
 }
 
 /**
