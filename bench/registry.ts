@@ -14,8 +14,9 @@ import { turn } from './turn/index.js';
 import type { Benchmark } from './lib/benchmark.js';
 
 /**
- * Every benchmark of `npm run bench`, in the order they run and appear in BENCHMARKS.md. A new one is one more
- * entry here and a method section in BENCHMARKS.md.
+ * Every benchmark of `npm run bench`, in the order they run and appear in BENCHMARKS.md. A new one is a folder
+ * `bench/<name>/` (its `index.ts` and its parts; the lab it measures in is test/harness), one more entry here
+ * and a method section in BENCHMARKS.md.
  */
 export const BENCHMARKS: readonly Benchmark[] = [
   actions,
