@@ -3,6 +3,8 @@
  * no circle, and no arrow that runs back up. Type-only imports count too: a type is still a dependency.
  */
 const rooms = 'policy|common|workflows|activities|payloads|worker|plugin|client|cli|loopback';
+/** The tiers of tests: they may import the lab (test/harness) and the product, never each other's files. */
+const tiers = 'unit|integration|scenario|chaos|cluster|browser|replay';
 module.exports = {
   forbidden: [
     {
@@ -76,10 +78,39 @@ module.exports = {
       from: { path: '^plugin/' },
       to: { path: '^(workflows|worker|client|cli|loopback)/' },
     },
+    {
+      name: 'product-never-imports-lab-bench-scripts',
+      severity: 'error',
+      comment: 'The product knows nothing of its tests, benchmarks or tooling.',
+      from: { path: `^(${rooms})/` },
+      to: { path: '^(bench|test|scripts)/' },
+    },
+    {
+      name: 'scripts-are-the-toolchain-only',
+      severity: 'error',
+      comment: 'scripts/ holds the toolchain and CI helpers: it imports nothing from bench/ or test/.',
+      from: { path: '^scripts/' },
+      to: { path: '^(bench|test)/' },
+    },
+    {
+      name: 'lab-never-imports-bench-or-tiers',
+      severity: 'error',
+      comment:
+        'test/harness is the lab shared by tests, benchmarks and profilers: it imports the product only, never bench/ or a test tier.',
+      from: { path: '^test/harness/' },
+      to: { path: `^(bench|scripts)/|^test/(${tiers})/` },
+    },
+    {
+      name: 'bench-takes-lab-and-product',
+      severity: 'error',
+      comment: 'bench/ may import the lab (test/harness) and the product, never a test tier or scripts/.',
+      from: { path: '^bench/' },
+      to: { path: `^scripts/|^test/(${tiers})/` },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|test|bench|scripts)/' },
+    exclude: { path: '^(node_modules|dist|bench/results)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },

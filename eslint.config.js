@@ -82,7 +82,15 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
   },
-  { files: ['workflows/**/*.ts', 'policy/**/*.ts', 'bench/workflows/**/*.ts'], rules: sandboxBan },
+  {
+    files: [
+      'workflows/**/*.ts',
+      'policy/**/*.ts',
+      'test/harness/bundle/**/*.ts',
+      'test/harness/floor/workflows.ts',
+    ],
+    rules: sandboxBan,
+  },
   {
     files: ['policy/**/*.ts'],
     rules: {

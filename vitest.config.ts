@@ -4,7 +4,7 @@ import type { TestProjectInlineConfiguration } from 'vitest/config';
 /**
  * The cluster tier (`npm run test:cluster`, which sets MODEL_RETRY_CLUSTER_TIER=1; not part of `npm test`): the
  * chaos files and the scenario suite (on a fixed seed) again, with every Temporal server a cluster of separate
- * service processes on PostgreSQL (`scripts/cluster/`), and test/cluster (service kills, PostgreSQL restarts,
+ * service processes on PostgreSQL (`test/harness/cluster/`), and test/cluster (service kills, PostgreSQL restarts,
  * Toxiproxy partitions and transport faults). One file at a time: kills and partitions must not share the
  * machine with another file's load.
  */

@@ -1,21 +1,22 @@
-import { actions } from './benchmarks/actions.js';
-import { aiSdk } from './benchmarks/ai-sdk.js';
-import { cluster } from './benchmarks/cluster.js';
-import { concurrency } from './benchmarks/concurrency.js';
-import { historyBytes } from './benchmarks/history-bytes.js';
-import { historyEvents } from './benchmarks/history-events.js';
-import { limits } from './benchmarks/limits.js';
-import { outage } from './benchmarks/outage.js';
-import { replay } from './benchmarks/replay.js';
-import { retryOverhead } from './benchmarks/retry-overhead.js';
-import { streamCut } from './benchmarks/stream-cut.js';
-import { streaming } from './benchmarks/streaming.js';
-import { turn } from './benchmarks/turn.js';
+import { actions } from './actions/index.js';
+import { aiSdk } from './ai-sdk/index.js';
+import { cluster } from './cluster/index.js';
+import { concurrency } from './concurrency/index.js';
+import { historyBytes } from './history-bytes/index.js';
+import { historyEvents } from './history-events/index.js';
+import { limits } from './limits/index.js';
+import { outage } from './outage/index.js';
+import { replay } from './replay/index.js';
+import { retryOverhead } from './retry-overhead/index.js';
+import { streamCut } from './stream-cut/index.js';
+import { streaming } from './streaming/index.js';
+import { turn } from './turn/index.js';
 import type { Benchmark } from './lib/benchmark.js';
 
 /**
- * Every benchmark of `npm run bench`, in the order they run and appear in BENCHMARKS.md. A new one is one more
- * entry here and a method section in BENCHMARKS.md.
+ * Every benchmark of `npm run bench`, in the order they run and appear in BENCHMARKS.md. A new one is a folder
+ * `bench/<name>/` (its `index.ts` and its parts; the lab it measures in is test/harness), one more entry here
+ * and a method section in BENCHMARKS.md.
  */
 export const BENCHMARKS: readonly Benchmark[] = [
   actions,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { BENCH_USAGE, BenchArgsError, parseBenchArgs } from './lib/args.js';
-import { openBenchContext } from './lib/context.js';
+import { openBenchContext } from '../test/harness/lab.js';
 import { updateBenchmarksDoc } from './lib/doc.js';
 import { runBenchmark } from './lib/runner.js';
 import { BENCHMARKS, benchmarkNames } from './registry.js';

@@ -1,4 +1,4 @@
-import type { BenchSize } from './context.js';
+import type { BenchSize } from '../../test/harness/lab.js';
 
 /** What `npm run bench -- [names...] [flags]` asks for. */
 export interface BenchArgs {

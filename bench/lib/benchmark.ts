@@ -1,4 +1,4 @@
-import type { BenchContext } from './context.js';
+import type { BenchContext } from '../../test/harness/lab.js';
 import type { BenchResult } from './report.js';
 
 /** One benchmark of `npm run bench`: measured on the run's shared context, results as tables and figures. */

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
-import type { FloorPromptInput, FloorTurnInput } from '../workflows/floor.js';
-import type { ServerRetryInput } from '../workflows/server-retry.js';
-import type { BenchContext } from './context.js';
+import type { FloorPromptInput, FloorTurnInput } from '../../test/harness/floor/workflows.js';
+import type { ServerRetryInput } from '../../test/harness/bundle/server-retry.js';
+import type { BenchContext } from '../../test/harness/lab.js';
 import type { History } from './history.js';
 
 /** A workflow run to its end: whether it succeeded, and its history. */

@@ -1,5 +1,5 @@
 import type { Benchmark } from './benchmark.js';
-import type { BenchContext } from './context.js';
+import type { BenchContext } from '../../test/harness/lab.js';
 import { describeMachine, printResult, writeResult } from './report.js';
 import type { ResultFile } from './report.js';
 

@@ -8,7 +8,7 @@ import { hang } from '../../loopback/index.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { chaosFixture } from '../harness/chaos.js';
 import type { ChaosFixture } from '../harness/chaos.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import type { WorkerProcess } from '../harness/processes.js';
 
 describe('a call cancelled while the worker running its attempt is dead', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok, slow } from '../../loopback/index.js';
 import { settleCall } from '../harness/chaos.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { useChaosFixture } from '../harness/fixture.js';
 
 const CALLS = 50;

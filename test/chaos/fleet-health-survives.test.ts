@@ -7,7 +7,7 @@ import { ok, rateLimited } from '../../loopback/index.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { settle } from '../harness/settle.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import type { WorkerProcess } from '../harness/processes.js';
 import { useChaosFixture } from '../harness/fixture.js';
 

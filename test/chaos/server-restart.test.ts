@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok, slow } from '../../loopback/index.js';
 import { settleCall } from '../harness/chaos.js';
-import { isAlive, until } from '../harness/processes.js';
+import { isAlive } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { useChaosFixture } from '../harness/fixture.js';
 
 describe('the dev server killed -9 mid-call and restarted on the same SQLite file', () => {

@@ -6,7 +6,7 @@ import { hang, ok } from '../../loopback/index.js';
 import { HEARTBEAT_TIMEOUT_MS } from '../../workflows/call/model-call.js';
 import { settleCall } from '../harness/chaos.js';
 import { story } from '../harness/model-call.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { useChaosFixture } from '../harness/fixture.js';
 
 const proto = protoPackage.temporal;

@@ -3,7 +3,7 @@ import { eventTimeMs } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok } from '../../loopback/index.js';
 import { settleCall, workflowTaskIdentity } from '../harness/chaos.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { story } from '../harness/model-call.js';
 import { useChaosFixture } from '../harness/fixture.js';
 

@@ -4,7 +4,7 @@ import { startModelCall } from '../../client/model-call-client.js';
 import { continuing, ok } from '../../loopback/index.js';
 import type { ModelCallFailedDetails } from '../../common/call.js';
 import { settleCall } from '../harness/chaos.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { useChaosFixture } from '../harness/fixture.js';
 
 describe('a worker killed -9 in the middle of a streamed answer', () => {

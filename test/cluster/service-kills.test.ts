@@ -3,7 +3,7 @@ import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok, slow } from '../../loopback/index.js';
 import { settleCall } from '../harness/chaos.js';
 import { useClusterFixture } from '../harness/cluster-fixture.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 
 /** Long enough that the outage begins while the call waits, whatever the machine's load. */
 const WAIT_MS = 6000;

@@ -4,7 +4,7 @@ import { fail, ok, slow } from '../../loopback/index.js';
 import { settleCall } from '../harness/chaos.js';
 import { useClusterFixture } from '../harness/cluster-fixture.js';
 import { story } from '../harness/model-call.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { useToxiproxy } from '../harness/toxiproxy.js';
 
 /** How long the worker is cut off from the frontend: three times the attempt's heartbeat timeout. */

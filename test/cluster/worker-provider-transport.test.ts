@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { ok } from '../../loopback/index.js';
-import type { Toxic } from '../../scripts/cluster/toxiproxy.js';
+import type { Toxic } from '../harness/cluster/toxiproxy.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { useClusterFixture } from '../harness/cluster-fixture.js';
 import { settle } from '../harness/settle.js';

@@ -1,5 +1,5 @@
 /**
- * The workflows the AI SDK integration tests run: the benchmark's agent workflows (`bench/workflows/ai-sdk-agent.ts`,
+ * The workflows the AI SDK integration tests run: the benchmark's agent workflows (`test/harness/bundle/ai-sdk-agent.ts`,
  * re-exported) and the tests' own, which check what a durable model carries and how `streamText` and an abort
  * signal end. Bundled with `ModelRetryPlugin` as a user's worker bundles them.
  */
@@ -9,9 +9,9 @@ import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import { closeStream, durableModel, workflowStream } from '../../workflows/ai-sdk/index.js';
 import { callModel, MODEL_CALL_FAILED, registerModelCallQueries } from '../../workflows/index.js';
 import type { ModelCallFailedDetails, ModelCallInput } from '../../workflows/index.js';
-import type { AgentInput } from '../../bench/workflows/ai-sdk-agent.js';
+import type { AgentInput } from './bundle/ai-sdk-agent.js';
 
-export * from '../../bench/workflows/ai-sdk-agent.js';
+export * from './bundle/ai-sdk-agent.js';
 
 export interface TextInput extends AgentInput {
   providerOptions?: Record<string, JSONObject>;

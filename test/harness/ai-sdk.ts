@@ -6,7 +6,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { weatherActivities } from '../../bench/lib/ai-sdk.js';
+import { weatherActivities } from './ai-sdk-bundle.js';
 import { encodingFailureConverterPath } from '../../payloads/data-converter.js';
 import { inject } from 'vitest';
 import { ModelRetryPlugin } from '../../plugin/index.js';

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
-import { openBenchContext } from '../../bench/lib/context.js';
-import type { BenchContext } from '../../bench/lib/context.js';
+import { openBenchContext } from './lab.js';
+import type { BenchContext } from './lab.js';
 
 /**
  * The benchmarks' context at `--quick` size on the run's dev server (its address and namespace), saying

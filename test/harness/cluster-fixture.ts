@@ -1,4 +1,4 @@
-import type { Cluster } from '../../scripts/cluster/cluster.js';
+import type { Cluster } from './cluster/cluster.js';
 import type { ChaosFixture } from './chaos.js';
 import { useChaosFixture } from './fixture.js';
 import type { WorkerProcess } from './processes.js';

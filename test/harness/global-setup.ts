@@ -9,6 +9,7 @@ import { leakReport, sweepHistories } from './secret-scan.js';
 import { leakNeedles, makeTestSecrets } from './secrets.js';
 import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
 import { startTestServer, testServerKind } from './test-server.js';
+import { quietBundleLogger } from './quiet.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,7 +29,7 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'model-retry-test-'));
   const [server, bundle] = await Promise.all([
     startTestServer({ kind: testServerKind(project.config.env), dbFilename: join(dir, 'test.sqlite') }),
-    bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietLogger }),
+    bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundleLogger }),
   ]);
   const workflowBundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(workflowBundlePath, bundle.code);
@@ -60,13 +61,3 @@ async function finalSweep(address: string, namespace: string, needles: string[])
     await connection.close();
   }
 }
-
-const noop = () => undefined;
-const quietLogger = {
-  trace: noop,
-  debug: noop,
-  info: noop,
-  warn: console.warn,
-  error: console.error,
-  log: noop,
-};

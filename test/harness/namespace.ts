@@ -3,7 +3,7 @@ import { Client } from '@temporalio/client';
 import type { ConnectionLike } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import type { temporal } from '@temporalio/proto';
-import { until } from './processes.js';
+import { until } from './until.js';
 
 /** A namespace made for one test, and a client on it (over the connection it was made with). */
 export interface TestNamespace {

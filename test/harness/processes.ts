@@ -2,33 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { spawnCli } from './cli.js';
 import type { SpawnedCli } from './cli.js';
 
-/**
- * Polls `probe` until it returns something other than `undefined` (a thrown error counts as "not yet"), every
- * `intervalMs`, and fails naming `what` after `timeoutMs`. Every wait in the chaos tests is one of these.
- */
-export async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 60_000,
-  intervalMs = 100,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > end) {
-      const why = lastError === undefined ? '' : ` (last error: ${String(lastError)})`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 /** A `model-retry worker` process started with the real command line. */
 export interface WorkerProcess {
   pid: number;

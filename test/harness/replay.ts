@@ -3,28 +3,12 @@ import { promiseHooks } from 'node:v8';
 import { join } from 'node:path';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import type { BundleOptions, ReplayWorkerOptions, WorkflowBundle } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { expect, inject } from 'vitest';
 import { workflowsPath } from '../../worker/worker.js';
 import { quietBundleLogger } from './quiet.js';
-
-/**
- * Temporal's runtime logging errors only, the Rust core's too: replaying an incompatible history logs its
- * failure, and the replay tests read the results instead. The runtime is one per process: a test file that
- * shares its process with one that installed it already keeps that one.
- */
-export function installQuietRuntime(): void {
-  try {
-    Runtime.install({
-      logger: new DefaultLogger('ERROR'),
-      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
-    });
-  } catch {
-    // Already installed in this process.
-  }
-}
 
 /**
  * The workflow bundle of `workflowsPath` (by default the worker's, `workflowsPath()`), built quietly; with

@@ -1,13 +1,14 @@
-import { startCluster } from '../../scripts/cluster/cluster.js';
-import type { Cluster } from '../../scripts/cluster/cluster.js';
-import { SERVICES } from '../../scripts/cluster/config.js';
+import { startCluster } from './cluster/cluster.js';
+import type { Cluster } from './cluster/cluster.js';
+import { SERVICES } from './cluster/config.js';
 import { startDevServer } from '../../worker/dev-server.js';
 import type { DevServer } from '../../worker/dev-server.js';
-import { devServerPid, isAlive, until } from './processes.js';
+import { devServerPid, isAlive } from './processes.js';
+import { until } from './until.js';
 
 /**
  * Which Temporal server the tests run on: `dev` (the CLI's dev server on SQLite, the default) or `cluster` (the
- * services as separate processes on PostgreSQL, `scripts/cluster/`): `MODEL_RETRY_TEST_SERVER`, which the
+ * services as separate processes on PostgreSQL, `test/harness/cluster/`): `MODEL_RETRY_TEST_SERVER`, which the
  * vitest `cluster` project sets. The chaos files and the scenario suite run unchanged on either.
  */
 export type TestServerKind = 'dev' | 'cluster';

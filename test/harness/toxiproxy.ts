@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
-import { clusterTools } from '../../scripts/cluster/tools.js';
-import { startToxiproxy } from '../../scripts/cluster/toxiproxy.js';
-import type { Toxiproxy } from '../../scripts/cluster/toxiproxy.js';
+import { clusterTools } from './cluster/tools.js';
+import { startToxiproxy } from './cluster/toxiproxy.js';
+import type { Toxiproxy } from './cluster/toxiproxy.js';
 
 /** A Toxiproxy server for the file's tests (`toxiproxy()` after `beforeAll`), stopped after them. */
 export function useToxiproxy(): () => Toxiproxy {

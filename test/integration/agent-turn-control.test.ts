@@ -6,7 +6,8 @@ import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { extendDeadlineUpdate, turnStatusQuery } from '../../workflows/turn/turn-state.js';
 import { story } from '../harness/model-call.js';
-import { finishTurn, runTurn, toolResults, until } from '../harness/agent-turn.js';
+import { finishTurn, runTurn, toolResults } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 import { useFixture } from '../harness/fixture.js';
 import { readWholeStream, streamTrace } from '../harness/stream-trace.js';
 

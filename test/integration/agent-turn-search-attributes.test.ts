@@ -12,7 +12,8 @@ import {
   STOP_REASON,
 } from '../../common/search-attributes.js';
 import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
-import { runTurn, until } from '../harness/agent-turn.js';
+import { runTurn } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 import type { TurnRun } from '../harness/agent-turn.js';
 import { runCli } from '../harness/cli.js';
 import { useFixture } from '../harness/fixture.js';

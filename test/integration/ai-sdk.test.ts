@@ -7,7 +7,7 @@ import { CancelledFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { replayAll } from '../harness/replay.js';
 import { createTestNamespace } from '../harness/namespace.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,7 +16,7 @@ import { modelCallFixture, story } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { bundleAiSdkWorkflows, finishAiSdkRun, runEnd, startAiSdkWorker } from '../harness/ai-sdk.js';
 import type { AiSdkWorker } from '../harness/ai-sdk.js';
-import type { AgentInput, AgentOutput } from '../../bench/workflows/ai-sdk-agent.js';
+import type { AgentInput, AgentOutput } from '../harness/bundle/ai-sdk-agent.js';
 import type { AbortInput, StreamTextInput, TextInput, TextOutput } from '../harness/ai-sdk-workflows.js';
 
 import { subscribeCallStream } from '../../client/call-stream.js';

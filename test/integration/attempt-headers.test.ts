@@ -5,7 +5,7 @@ import { fail, hang, ok, rateLimited } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { finishCall, loopbackProviders } from '../harness/model-call.js';
-import { until } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 import { useFixture } from '../harness/fixture.js';
 import type { TestWorker } from '../harness/temporal.js';
 

@@ -4,8 +4,8 @@ import { ok, toolCall } from '../../loopback/index.js';
 import type { RecordedRequest } from '../../loopback/index.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { openTestBenchContext } from '../harness/bench.js';
-import type { BenchContext, BenchWorker } from '../../bench/lib/context.js';
-import { startFloorWorker } from '../../bench/lib/floor-worker.js';
+import type { BenchContext, BenchWorker } from '../harness/lab.js';
+import { startFloorWorker } from '../harness/floor/worker.js';
 import { countTypes } from '../../bench/lib/history.js';
 
 /**

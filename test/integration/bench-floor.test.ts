@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fail, ok } from '../../loopback/index.js';
 import type { RecordedRequest } from '../../loopback/index.js';
-import { startFloorWorker } from '../../bench/lib/floor-worker.js';
+import { startFloorWorker } from '../harness/floor/worker.js';
 import { openTestBenchContext } from '../harness/bench.js';
-import type { BenchContext, BenchWorker } from '../../bench/lib/context.js';
+import type { BenchContext, BenchWorker } from '../harness/lab.js';
 import { runCall } from '../../bench/lib/calls.js';
 import { countTypes } from '../../bench/lib/history.js';
 import type { ModelCallResult } from '../../common/call.js';
 import type { ChatMessage, ModelRequestResult } from '../../common/attempt.js';
 
 /**
- * The floor the load benchmarks measure model-retry against (bench/workflows/floor.ts): it must make the very
+ * The floor the load benchmarks measure model-retry against (test/harness/floor/workflows.ts): it must make the very
  * request model-retry's attempt makes, and its retry path must be a durable timer between two activities.
  */
 describe('the bench floor', () => {

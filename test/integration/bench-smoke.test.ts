@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestBenchContext } from '../harness/bench.js';
-import type { BenchContext } from '../../bench/lib/context.js';
+import type { BenchContext } from '../harness/lab.js';
 import type { ResultFile } from '../../bench/lib/report.js';
 import { runBenchmark } from '../../bench/lib/runner.js';
 import { BENCHMARKS } from '../../bench/registry.js';

@@ -14,7 +14,7 @@ import { story, TEST_API_KEY } from '../harness/model-call.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 import type { TestWorker } from '../harness/temporal.js';
 import { useFixture, useTempDir } from '../harness/fixture.js';
-import { until as untilValue } from '../harness/processes.js';
+import { until as untilValue } from '../harness/until.js';
 
 /** Waits until `probe` gives a value (a thrown error counts as not yet), every 100 ms for 20 s at most. */
 const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000) =>

@@ -15,7 +15,7 @@ import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, hang, ok, rateLimited } from '../../loopback/index.js';
 import { finishCall, loopbackProviders, story } from '../harness/model-call.js';
-import { until } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 import { useFixture } from '../harness/fixture.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -7,7 +7,7 @@ import { ok, slow } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { useFixture } from '../harness/fixture.js';
-import { until } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 
 /** The heartbeat timeout of every attempt the run scheduled, in ms, from its `ActivityTaskScheduled` events. */
 async function heartbeatTimeouts(handle: WorkflowHandle): Promise<(number | undefined)[]> {
@@ -50,7 +50,7 @@ describe('the heartbeat cadence', () => {
       expect(request?.outcome).toBe('client-aborted');
       // The contract's bound: the cancel waits at most one beat (5 s), plus a round trip (a workflow task that
       // cancels the attempt, and the heartbeat's answer), given room for a loaded machine. Not a speed measure:
-      // at the old 250 ms cadence it is under a second, at a 10 s one up to 10 s (scripts/measure-cadence.ts).
+      // at the old 250 ms cadence it is under a second, at a 10 s one up to 10 s (bench/profile/measure-cadence.ts).
       expect((request?.endedAt ?? Infinity) - cancelledAt).toBeLessThanOrEqual(5000 + 4000);
       expect(endedAt).toBeGreaterThanOrEqual(request?.endedAt ?? 0);
       expect(await heartbeatTimeouts(handle)).toEqual([15_000]);

@@ -22,7 +22,7 @@ import type { CallRun } from '../harness/model-call.js';
 import { createModelRetryWorker } from '../../worker/worker.js';
 import { useFixture } from '../harness/fixture.js';
 import { createTestNamespace } from '../harness/namespace.js';
-import { until as untilValue } from '../harness/processes.js';
+import { until as untilValue } from '../harness/until.js';
 
 /** Waits until `probe` gives a value (a thrown error counts as not yet), every 200 ms for 30 s at most. */
 const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) =>

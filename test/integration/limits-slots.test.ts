@@ -7,7 +7,7 @@ import { startModelCall } from '../../client/model-call-client.js';
 import { ok, slow } from '../../loopback/index.js';
 import { useFixture } from '../harness/fixture.js';
 import { finishCall, loopbackProviders } from '../harness/model-call.js';
-import { until } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 
 /**
  * `maxInFlight` slots that never come, a model's limits beside its provider's (both hold), and the order they

@@ -9,7 +9,7 @@ import type { RecordedRequest } from '../../loopback/record.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { useFixture } from '../harness/fixture.js';
 import { runCall, TEST_SECRETS } from '../harness/model-call.js';
-import { until } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 import type { TestWorker } from '../harness/temporal.js';
 
 /** The most requests the provider was answering at once, from when each arrived and ended. */

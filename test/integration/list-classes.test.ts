@@ -5,7 +5,7 @@ import { fail, ok } from '../../loopback/index.js';
 import { runCli } from '../harness/cli.js';
 import { useFixture } from '../harness/fixture.js';
 import { runCall } from '../harness/model-call.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
 

@@ -8,7 +8,7 @@ import { startModelCall } from '../../client/model-call-client.js';
 import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
 import { finishCall } from '../harness/model-call.js';
 import { useFixture } from '../harness/fixture.js';
-import { until } from '../harness/agent-turn.js';
+import { until } from '../harness/until.js';
 
 describe('cancelling a durable model call, and losing its worker', () => {
   const { fx } = useFixture({ worker: false });

@@ -10,7 +10,7 @@ import { eventTypeName } from '../../client/history-format.js';
 import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
 import { finishCall } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
-import { until as untilValue } from '../harness/processes.js';
+import { until as untilValue } from '../harness/until.js';
 import { useFixture } from '../harness/fixture.js';
 import { readWholeStream, streamTrace } from '../harness/stream-trace.js';
 

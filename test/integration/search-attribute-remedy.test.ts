@@ -6,7 +6,7 @@ import { checkSearchAttributes } from '../../activities/search-attributes.js';
 import { ATTEMPT_COUNT, CLASSES_MET, MODELS_TRIED, STOP_REASON } from '../../common/search-attributes.js';
 import { checkWorkerSearchAttributes } from '../../worker/worker.js';
 import { createTestNamespace } from '../harness/namespace.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 
 const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_KEYWORD_LIST } =
   protoPackage.temporal.api.enums.v1.IndexedValueType;

@@ -12,7 +12,7 @@ import type { StreamDelta } from '../../common/stream.js';
 import { attemptsQuery } from '../../workflows/call/call-log.js';
 import { finishCall } from '../harness/model-call.js';
 import { useFixture } from '../harness/fixture.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog.'];
 const ANSWER = WORDS.join('');

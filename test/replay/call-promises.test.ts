@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleForReplay, countOwnPromises, installQuietRuntime, readHistory } from '../harness/replay.js';
+import { installQuietRuntime } from '../harness/quiet.js';
+import { bundleForReplay, countOwnPromises, readHistory } from '../harness/replay.js';
 
 const HISTORIES = fileURLToPath(new URL('./histories/', import.meta.url));
 

@@ -1,12 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  bundleForReplay,
-  installQuietRuntime,
-  readHistories,
-  replayFailures,
-  replayResults,
-} from '../harness/replay.js';
+import { installQuietRuntime } from '../harness/quiet.js';
+import { bundleForReplay, readHistories, replayFailures, replayResults } from '../harness/replay.js';
 
 const EARLIER = fileURLToPath(new URL('./earlier/', import.meta.url));
 

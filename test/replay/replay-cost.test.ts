@@ -4,9 +4,9 @@ import { Worker } from '@temporalio/worker';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { modelRetryWebpackConfigHook } from '../../plugin/index.js';
+import { installQuietRuntime } from '../harness/quiet.js';
 import {
   bundleForReplay,
-  installQuietRuntime,
   readHistories,
   readHistory,
   replayFailures,

@@ -2,13 +2,8 @@ import { fileURLToPath } from 'node:url';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  bundleForReplay,
-  installQuietRuntime,
-  readHistories,
-  replayFailures,
-  replayResults,
-} from '../harness/replay.js';
+import { installQuietRuntime } from '../harness/quiet.js';
+import { bundleForReplay, readHistories, replayFailures, replayResults } from '../harness/replay.js';
 import { REPLAY_SCENARIOS, scenarioWorkflowId } from './scenarios.js';
 
 const HISTORIES = fileURLToPath(new URL('./histories/', import.meta.url));

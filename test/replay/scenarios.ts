@@ -6,7 +6,7 @@ import type { StopReason } from '../../policy/index.js';
 import type { ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { AgentTurnInput } from '../../common/turn.js';
-import { until } from '../harness/processes.js';
+import { until } from '../harness/until.js';
 import { startModelCall } from '../../client/model-call-client.js';
 
 /** What a scenario's `drive` may do to its call while it runs. */

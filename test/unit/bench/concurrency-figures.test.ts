@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { concurrencyResult, pairedRatios } from '../../../bench/benchmarks/concurrency-tables.js';
-import { loadKey, QUICK } from '../../../bench/benchmarks/concurrency-plan.js';
-import type { LoadFigures, LoadMode } from '../../../bench/benchmarks/load-run.js';
+import { concurrencyResult, pairedRatios } from '../../../bench/concurrency/tables.js';
+import { loadKey, QUICK } from '../../../bench/concurrency/plan.js';
+import type { LoadFigures, LoadMode } from '../../../bench/concurrency/load-run.js';
 import { requestsPerCall } from '../../../bench/lib/server-requests.js';
 import { callsPerSecondTo, spread } from '../../../bench/lib/stats.js';
 

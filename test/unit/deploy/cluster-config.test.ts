@@ -9,9 +9,9 @@ import {
   TEST_DYNAMIC_CONFIG,
   serverConfig,
   testDynamicConfig,
-} from '../../../scripts/cluster/config.js';
-import type { ClusterPorts } from '../../../scripts/cluster/config.js';
-import { TEMPORAL_SERVER_VERSION } from '../../../scripts/cluster/tools.js';
+} from '../../harness/cluster/config.js';
+import type { ClusterPorts } from '../../harness/cluster/config.js';
+import { TEMPORAL_SERVER_VERSION } from '../../harness/cluster/tools.js';
 
 interface Service {
   image?: string;
@@ -32,7 +32,7 @@ const native = serverConfig(
   dynamicConfigClient: { filepath: string };
 };
 
-describe('docker-compose.yml and the native test cluster (scripts/cluster/) agree', () => {
+describe('docker-compose.yml and the native test cluster (test/harness/cluster/) agree', () => {
   it('on the server version, which the build script builds', () => {
     expect(temporal.image).toBe(`temporalio/auto-setup:${TEMPORAL_SERVER_VERSION}`);
     expect(compose.services['temporal-admin']?.image).toBe(
