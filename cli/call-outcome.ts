@@ -1,6 +1,6 @@
 import type { Usage } from '../common/attempt.js';
 import type { Spent, StopReason } from '../policy/index.js';
-import { billedTotals } from '../workflows/call/call-summary.js';
+import { billedTotals } from '../common/ledger/billed.js';
 import type { AttemptRecord, BilledTotals, ModelCallResult } from '../common/call.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { fetchDecodedHistory } from '../client/decode-history.js';

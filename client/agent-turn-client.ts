@@ -14,7 +14,7 @@ import {
   validateTurnInput,
 } from '../workflows/turn/turn-input.js';
 import type { AgentTurnInput, AgentTurnResult } from '../common/turn.js';
-import { billedTotals } from '../workflows/call/call-summary.js';
+import { billedTotals } from '../common/ledger/billed.js';
 import type { AgentTurnPartial, TurnStep } from '../common/turn.js';
 import { fetchRunChain, runLinks } from './history-chain.js';
 import { firstPayload } from './history-events.js';

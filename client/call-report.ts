@@ -1,7 +1,7 @@
 import type { Usage } from '../common/attempt.js';
 import type { Spent, StopReason } from '../policy/index.js';
 import type { AttemptRecord, BilledTotals, ModelCallResult } from '../common/call.js';
-import { billedTotals } from '../workflows/call/call-summary.js';
+import { billedTotals } from '../common/ledger/billed.js';
 import type { CallHistory } from './history-reader.js';
 
 /** The JSON a host reads for one call (`call --json`, `history --json`). */

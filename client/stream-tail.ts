@@ -12,7 +12,7 @@ import type { CallHistory } from './history-reader.js';
 import { decodeStreamData, StreamDeliveries } from './history-stream.js';
 import { firstPayload, HistoryIndex, idOf } from './history-events.js';
 import type { HistoryEvent } from './history-events.js';
-import { parseWaitSummary } from '../workflows/call/call-summary.js';
+import { readWaitSummary } from '../common/ledger/summary.js';
 import { MODEL_CALL_FAILED } from '../common/call.js';
 import type { AttemptRecord, ModelCallFailedDetails } from '../common/call.js';
 import type { StopReason } from '../policy/index.js';
@@ -127,7 +127,7 @@ function runFacts(events: readonly HistoryEvent[]): RunFacts {
       const summary = firstPayload<string>(
         event.userMetadata?.summary ? { payloads: [event.userMetadata.summary] } : null,
       );
-      const named = typeof summary === 'string' ? parseWaitSummary(summary) : undefined;
+      const named = typeof summary === 'string' ? readWaitSummary(summary) : undefined;
       if (named) {
         timers.set(timer.timerId, named.modelCallId);
         waitNotFired.add(named.modelCallId);

@@ -2,7 +2,8 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { Decision, Spent } from '../../policy/index.js';
 import type { ModelRequestResult } from '../../common/attempt.js';
-import { attemptLine, billedTotals } from './call-summary.js';
+import { attemptLine } from './call-summary.js';
+import { billedTotals } from '../../common/ledger/billed.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
 import type {
   AttemptRecord,

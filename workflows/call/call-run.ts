@@ -6,14 +6,16 @@ import type { AttemptRecord, ModelCallResult } from '../../common/call.js';
 import { heartbeatTimeoutMs } from '../../common/heartbeat.js';
 import { outcomeOf } from './attempt-outcome.js';
 import { attemptRequest } from './attempt-request.js';
-import { openedRecord, writeFailed } from './attempt-record.js';
+import { cancelledEvent, failedEvent, openedEvent } from './attempt-record.js';
 import { modelRequest } from './model-request.js';
 import { routeOf } from './cooling-check.js';
 import type { AttemptRoute } from './cooling-check.js';
 import { actionOf, callFailed, resultOf } from './call-result.js';
 import { noteSearchAttributesReady } from './call-stop.js';
 import type { CallSetup, Ended } from './call-setup.js';
-import { checkSummary, iso, succeed, waitSummary } from './call-summary.js';
+import { checkSummary, waitSummary } from '../../common/ledger/summary.js';
+import { iso } from '../../common/iso.js';
+import { Ledger } from '../../common/ledger/ledger.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
 import { Corrections } from './call-repair.js';
 import { jsonBytes } from '../turn/turn-input.js';
@@ -44,8 +46,12 @@ export class CallRun {
   private route: AttemptRoute = {};
   /** Under `onCut: 'continue'`: every character the call's cut attempts delivered, and the attempt cut last. */
   private readonly cut = new DeliveredText();
+  /** The call's records, folded from what happens to its attempts (as the history reader folds a history). */
+  private readonly ledger: Ledger;
 
-  constructor(private readonly call: CallSetup) {}
+  constructor(private readonly call: CallSetup) {
+    this.ledger = new Ledger(call.records);
+  }
 
   /**
    * Waits the decision's time (a durable timer), then checks what may stand between it and the attempt: a stop
@@ -123,10 +129,10 @@ export class CallRun {
 
   /** Opens the record of the attempt `decision` starts, and publishes that it starts. */
   open(decision: AttemptDecision): AttemptRecord {
-    const { callId, backends, records, stream, status } = this.call;
+    const { callId, backends, stream, status } = this.call;
     const model = backends[decision.backend] as string;
-    const record = openedRecord(callId, model, decision);
-    records.push(record);
+    const continues = this.cut.continuation()?.continues;
+    const record = this.ledger.open(openedEvent(callId, model, decision, continues));
     stream.attemptStarted(record);
     Object.assign(status, { state: 'attempting', attempt: record.attempt, backend: decision.backend, model });
     return record;
@@ -142,7 +148,6 @@ export class CallRun {
     const { taskQueue, held } = this.route;
     const messages = this.corrections.messages(this.call.request.prompt);
     const continuation = this.cut.continuation();
-    if (continuation) record.continues = continuation.continues;
     const request = attemptRequest(this.call, record, { messages, after: this.after, held, continuation });
     try {
       const scheduledAt = Date.parse(record.startedAt);
@@ -160,35 +165,33 @@ export class CallRun {
 
   /** Writes how the attempt ended into its record (as the history reader will), and says it to the policy. */
   record(record: AttemptRecord, ended: Ended): AttemptEnd {
+    const { modelCallId } = record;
     const delivered = this.call.stream.delivered(record);
     const continueOnCut = this.call.stream.config?.onCut === 'continue';
-    if (continueOnCut && delivered) {
-      record.deliveredChars = delivered.text.length;
-      // The next attempts carry the delivered text (and an instruction): the history limit counts it.
-      if (ended.kind !== 'answered' && delivered.text !== '') {
-        this.cut.add(record, delivered.text);
-        this.call.history.growInput(jsonBytes(delivered.text) + CONTINUATION_OVERHEAD_BYTES);
-        this.call.budget?.continueWith(jsonBytes(delivered.text) + CONTINUATION_OVERHEAD_BYTES);
-      }
+    if (delivered) {
+      const chars = delivered.text.length;
+      this.ledger.note({ kind: 'delivered', modelCallId, deltas: delivered.deltas, chars, continueOnCut });
+    }
+    // The next attempts carry the delivered text (and an instruction): the history limit counts it.
+    if (continueOnCut && delivered && ended.kind !== 'answered' && delivered.text !== '') {
+      this.cut.add(record, delivered.text);
+      this.call.history.growInput(jsonBytes(delivered.text) + CONTINUATION_OVERHEAD_BYTES);
+      this.call.budget?.continueWith(jsonBytes(delivered.text) + CONTINUATION_OVERHEAD_BYTES);
     }
     if (ended.kind === 'answered') {
       noteSearchAttributesReady(ended.result.searchAttributesReady);
-      succeed(record, ended.result);
-      if (delivered) record.streamedDeltas = delivered.deltas;
+      this.ledger.note({ kind: 'answered', modelCallId, result: ended.result });
       this.result = ended.result;
       return { kind: 'answered' };
     }
     const { outcome } = ended;
-    if (outcome.startedAt) record.startedAt = outcome.startedAt;
-    record.endedAt = outcome.endedAt ?? iso(Date.now());
     if (outcome.kind === 'cancelled') {
-      record.outcome = 'cancelled';
-      if (delivered) record.streamedDeltas = delivered.deltas;
+      this.ledger.note(cancelledEvent(modelCallId, outcome));
       this.cancellation = ended.error;
       return { kind: 'cancelled' };
     }
     noteSearchAttributesReady(outcome.searchAttributesReady);
-    const failure = writeFailed(record, outcome, delivered, continueOnCut);
+    const failure = this.ledger.fail(failedEvent(modelCallId, outcome));
     // A repair would send the correction too: the history limit counts it before the decision.
     const correction = this.corrections.note(outcome.mismatch);
     if (correction.length > 0) this.call.history.growInput(jsonBytes(correction));
@@ -222,9 +225,14 @@ export class CallRun {
     if (end.kind !== 'failed' || (decision.kind === 'stop' && decision.reason === 'cancelled'))
       return decision;
     if (shared) shareNotBefore(backends, decision.state, shared);
-    if (record.failure && decision.action !== undefined) record.failure.action = decision.action;
+    const retryInMs = decision.kind === 'attempt' ? decision.waitMs : undefined;
+    this.ledger.note({
+      kind: 'decided',
+      modelCallId: record.modelCallId,
+      ...(decision.action !== undefined ? { action: decision.action } : {}),
+      ...(retryInMs !== undefined ? { retryInMs } : {}),
+    });
     if (decision.kind === 'attempt') {
-      record.retryInMs = decision.waitMs;
       this.after = { action: decision.action ?? 'retry-same', retryInMs: decision.waitMs };
     }
     return decision;

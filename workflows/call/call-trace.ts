@@ -16,7 +16,7 @@ import type { Attributes, Context, Span } from '@opentelemetry/api';
 import type { ModelRequestResult } from '../../common/attempt.js';
 import type { AttemptRecord } from '../../common/call.js';
 import type { Decision, StopDecision } from '../../policy/index.js';
-import { billedTotals } from './call-summary.js';
+import { billedTotals } from '../../common/ledger/billed.js';
 import { modelRetryTracer, tracingOff } from '../tracing/tracer.js';
 
 const tracer = modelRetryTracer;

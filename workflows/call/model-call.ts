@@ -5,7 +5,7 @@ import type { Decision, ResolvedPlan } from '../../policy/index.js';
 import type { ModelRequestInput } from '../../common/attempt.js';
 import { inputFailure } from './input-failure.js';
 import { nextCallId, openCallEntry } from './call-log.js';
-import { iso } from './call-summary.js';
+import { iso } from '../../common/iso.js';
 import { CallRun } from './call-run.js';
 import type { Ended } from './call-run.js';
 import { noteClassesMet } from './call-stop.js';

@@ -22,7 +22,7 @@ import type { RerunInput, RerunRequest } from '../../common/rerun-input.js';
 import { rerunTotals } from '../../common/rerun-totals.js';
 import type { RerunAnswer, RerunPair, RerunReport, RerunSkipped } from '../../common/rerun.js';
 import { modelCallWorkflow } from '../call/model-call-workflow.js';
-import { iso } from '../call/call-summary.js';
+import { iso } from '../../common/iso.js';
 import { workerConfig } from '../call/worker-config.js';
 import { RerunBudget } from './rerun-budget.js';
 import { boundedReport } from './rerun-report-size.js';

@@ -12,7 +12,7 @@ import type { ToolCall } from '../../common/attempt.js';
 import type { WireMessage } from '../../common/request.js';
 import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
 import { ToolFailureType } from '../../common/tools.js';
-import { iso } from '../call/call-summary.js';
+import { iso } from '../../common/iso.js';
 import { heartbeatTimeoutMs } from '../../common/heartbeat.js';
 import { workerConfigAnswered } from '../call/worker-config.js';
 import type { ToolStepRecord } from '../../common/turn.js';

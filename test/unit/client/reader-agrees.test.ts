@@ -7,6 +7,8 @@ import { readCallHistory } from '../../../client/history-reader.js';
 import { failedAttempt, FAILURE_CLASSES } from '../../../policy/index.js';
 import type { ModelRequestInput } from '../../../common/attempt.js';
 import { outcomeOf } from '../../../workflows/call/attempt-outcome.js';
+import { failedEvent } from '../../../workflows/call/attempt-record.js';
+import { historyLedgerEvents } from '../../../client/history-ledger.js';
 
 /** Events as plain JSON (ids and times as numbers, as the reader accepts them). */
 type Event = Record<string, unknown>;
@@ -53,6 +55,20 @@ function workflowFailure(error: unknown) {
   return failedAttempt(outcome.facts).record;
 }
 
+/** The ledger event the workflow notes for the failed attempt that threw `error`. */
+function workflowFailedEvent(error: unknown) {
+  const outcome = outcomeOf(error, false);
+  if (outcome.kind !== 'failed') throw new Error('expected a failed attempt');
+  return failedEvent('c1.1', outcome);
+}
+
+/** The ledger event the history reader reads for the attempt's end. */
+function readFailedEvent(history: History) {
+  const failed = historyLedgerEvents(new HistoryIndex(history.events ?? [])).find((e) => e.kind === 'failed');
+  if (failed?.kind !== 'failed') throw new Error('expected a failed attempt');
+  return failed;
+}
+
 describe('the history reader and the workflow build the same record from the same facts', () => {
   const TIMEOUTS = [
     ['START_TO_CLOSE', 1],
@@ -78,6 +94,7 @@ describe('the history reader and the workflow build the same record from the sam
     const read = readCallHistory(history).attempts[0];
     expect(read?.outcome).toBe('failed');
     expect(read?.failure).toEqual(workflowFailure(error));
+    expect(readFailedEvent(history).facts).toEqual(workflowFailedEvent(error).facts);
   });
 
   it.each([...FAILURE_CLASSES, 'NotAClass'])('an attempt that raised %s', (type) => {
@@ -115,6 +132,8 @@ describe('the history reader and the workflow build the same record from the sam
     });
     const read = readCallHistory(history).attempts[0];
     expect(read?.failure).toEqual(workflowFailure(error));
+    // The same ledger event, times included (the attempt says them), so the ledger makes the same record.
+    expect(readFailedEvent(history)).toEqual(workflowFailedEvent(error));
   });
 });
 
