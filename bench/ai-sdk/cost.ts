@@ -74,7 +74,7 @@ interface SideCost {
 }
 
 /**
- * Issue 22's cost of the AI SDK surface: the same single model request written as `generateText` on a
+ * What the AI SDK surface costs a run: the same single model request written as `generateText` on a
  * `durableModel`, as `callModel` in a user's workflow and as the floor, each workflows file bundled on its own as
  * its user builds it. Per side: the bundle's size and build time, what instantiating its modules costs every run
  * (CPU, and heap an open run keeps: `measureModuleCost`), process CPU per run on a worker of its own (interleaved

@@ -11,7 +11,10 @@ import { until } from '../harness/until.js';
 import type { WorkerProcess } from '../harness/processes.js';
 import { useChaosFixture } from '../harness/fixture.js';
 
-/** Issue 17: an open backend stays open for the fleet across kill -9 of every worker and a dev server restart. */
+/**
+ * Fleet health is durable: an open backend stays open for the fleet across kill -9 of every worker and a dev
+ * server restart.
+ */
 describe('fleet health survives its workers and its server', () => {
   const { fx } = useChaosFixture({ workers: 0 });
   const HEALTH = { MODEL_RETRY_HEALTH: 'on' };

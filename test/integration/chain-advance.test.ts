@@ -3,7 +3,7 @@ import { fail, ok, rateLimited, slow } from '../../loopback/index.js';
 import { runCall, story } from '../harness/model-call.js';
 import { useFixture } from '../harness/fixture.js';
 
-/** Issue 16: a chain whose first backend keeps failing 503 after the plan's only wait is used. */
+/** A chain must not stop with a backend untried: the first keeps failing 503 after the plan's only wait is used. */
 describe('a retry-same with no wait left advances along the chain', () => {
   const { fx, worker } = useFixture();
 

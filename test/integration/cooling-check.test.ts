@@ -29,7 +29,7 @@ const scheduledAttempts = (history: CallRun['history']): number =>
   ).length;
 
 /**
- * Issue 17 review, findings 1, 3, 6 and 10a: the cooling check before an attempt on a rate-limited backend runs
+ * The cooling check before an attempt on a rate-limited backend runs
  * before the attempt's record opens, only where fleet health can answer, and its answer travels with the attempt.
  */
 describe('the cooling check before an attempt on a rate-limited backend', () => {

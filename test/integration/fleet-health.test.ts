@@ -16,7 +16,10 @@ import { runCli } from '../harness/cli.js';
 import type { HealthRow } from '../../cli/health.js';
 import type { TestWorker } from '../harness/temporal.js';
 
-/** Issue 17: what one call learns about a backend, every call knows (two workers, each with its own monitor). */
+/**
+ * Fleet health is shared: what one call learns about a backend, every call knows (two workers, each with its own
+ * monitor).
+ */
 describe('fleet health', () => {
   const { fx } = useFixture({ worker: false });
   const taskQueue = `health-${Date.now()}`;

@@ -20,7 +20,7 @@ function attemptQueues(run: CallRun): string[] {
 const markers = (run: CallRun): number =>
   (run.history.events ?? []).map(eventTypeName).filter((t) => t === 'MarkerRecorded').length;
 
-/** Issue 17: an attempt on a cooling backend sends nothing, so it does not wait for the backend's rate either. */
+/** An attempt on a cooling backend sends nothing, so it must not wait for the backend's rate either. */
 describe('limits and fleet health: a cooling backend takes no rate token', () => {
   const { fx } = useFixture({ worker: false });
   const id = `gated-${randomUUID().slice(0, 8)}`;

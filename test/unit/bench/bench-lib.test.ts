@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BenchArgsError, parseBenchArgs } from '../../../bench/lib/args.js';
-import { FIGURES_END, FIGURES_START, updateBenchmarksDoc } from '../../../bench/lib/doc.js';
+import {
+  FIGURES_END,
+  FIGURES_START,
+  GOALS_END,
+  GOALS_START,
+  updateBenchmarksDoc,
+} from '../../../bench/lib/doc.js';
 import { describeMachine, markdownTable, writeResult } from '../../../bench/lib/report.js';
 import type { ResultFile } from '../../../bench/lib/report.js';
 import { fmtRatio, median, percentile, seededRandom } from '../../../bench/lib/stats.js';
@@ -85,15 +91,45 @@ describe('bench results and BENCHMARKS.md', () => {
     expect(markdownTable(file.result.tables[0] as never)).toContain('| failed \\| waited | 11 |');
   });
 
-  it('rewrites only the figures section, naming a benchmark without a result', () => {
+  const goalsFile: ResultFile = {
+    ...file,
+    result: {
+      ...file.result,
+      name: 'retry-overhead',
+      title: '2. Overhead per retry',
+      figures: { oursOverFloor: { callP50: 1.02, callP99: 1.25 } },
+    },
+  };
+
+  function docWith(dir: string, text: string): string {
+    const doc = join(dir, 'BENCHMARKS.md');
+    writeFileSync(doc, text);
+    return doc;
+  }
+
+  it('rewrites only the goals and figures sections, naming a benchmark without a result', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-doc-'));
     dirs.push(dir);
     writeResult(dir, file);
-    const doc = join(dir, 'BENCHMARKS.md');
-    writeFileSync(doc, `# Method\n\n${FIGURES_START}\nold figures\n${FIGURES_END}\n\n## After\n`);
+    const doc = docWith(
+      dir,
+      `# Method
+
+${GOALS_START}
+old goals
+${GOALS_END}
+
+${FIGURES_START}
+old figures
+${FIGURES_END}
+
+## After
+`,
+    );
     updateBenchmarksDoc(doc, dir, ['history-events', 'replay']);
     const text = readFileSync(doc, 'utf8');
     expect(text).not.toContain('old figures');
+    expect(text).not.toContain('old goals');
     expect(text).toContain('### 1. History events per attempt');
     expect(text).toContain('| failed \\| waited | 11 |');
     expect(text).toContain('_No result yet: `npm run bench -- replay`._');
@@ -101,11 +137,33 @@ describe('bench results and BENCHMARKS.md', () => {
     expect(text.endsWith('## After\n')).toBe(true);
   });
 
-  it('refuses a document without the markers', () => {
+  it('tables each goal with the figure the latest result measured and whether it was met', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-doc-'));
     dirs.push(dir);
-    const doc = join(dir, 'BENCHMARKS.md');
-    writeFileSync(doc, '# nothing to replace\n');
-    expect(() => updateBenchmarksDoc(doc, dir, [])).toThrow(/figures markers are missing/);
+    writeResult(dir, goalsFile);
+    const doc = docWith(
+      dir,
+      `${GOALS_START}
+${GOALS_END}
+${FIGURES_START}
+${FIGURES_END}
+`,
+    );
+    updateBenchmarksDoc(doc, dir, ['retry-overhead', 'replay']);
+    const text = readFileSync(doc, 'utf8');
+    const goals = text.slice(0, text.indexOf(GOALS_END));
+    expect(goals).toMatch(/\| [^|]*p50: at most 1\.1× the floor \| 1\.02× \| met \| `retry-overhead` \|/);
+    expect(goals).toMatch(/\| [^|]*p99: at most 1\.1× the floor \| 1\.25× \| not met \| `retry-overhead` \|/);
+    expect(goals).toMatch(/replay CPU per event[^|]*\| n\/a \| no figure \| `replay` \|/);
+    expect(goals).toContain('Results from 2026-11-30 to 2026-11-30.');
+  });
+
+  it('refuses a document without either pair of markers', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-doc-'));
+    dirs.push(dir);
+    const bare = docWith(dir, '# nothing to replace\n');
+    expect(() => updateBenchmarksDoc(bare, dir, [])).toThrow(/goals markers are missing/);
+    const noFigures = docWith(dir, `${GOALS_START}\n${GOALS_END}\n`);
+    expect(() => updateBenchmarksDoc(noFigures, dir, [])).toThrow(/figures markers are missing/);
   });
 });

@@ -44,7 +44,7 @@ describe("a call's settings are checked before anything starts", () => {
   });
 
   it.each([
-    // what the issue met: a string spread into letters by the provider
+    // a string where a list belongs was once spread into letters by the provider
     [
       'stopSequences: "END"',
       { stopSequences: 'END' },
