@@ -99,7 +99,7 @@ Turn:
   --model P:M          A backend as provider:model; repeat for a fallback chain.
   --prompt TEXT        The user message.     --system TEXT   A system message.
   --tool NAME          A tool of the worker the model may call; repeat for more. Built in: get_time,
-                       calculator, sleep_ms, fail_tool (see the README for adding your own).
+                       calculator, sleep_ms, fail_tool (see docs/guide/turns.md for adding your own).
   --max-steps N        Most model calls of the turn (default 50, at most 10000).
   --deadline MS        The turn's deadline in ms from its start.  --reserve MS  Time left to the host (60000).
   --stream             Stream every model call: text is printed on stdout as it arrives (batches of 500 ms).

@@ -34,7 +34,7 @@ TEMPORAL_NAMESPACE (default "default"), TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPOR
 Temporal config file. Task queue: --task-queue or MODEL_RETRY_TASK_QUEUE (default "model-retry").
 Payloads: MODEL_RETRY_CODEC_KEYS (or MODEL_RETRY_CODEC_KEYS_FILE) encrypts them (AES-256-GCM) and
 MODEL_RETRY_PAYLOAD_STORE keeps large strings out of the history; set them alike for workers and every
-command (see the README, "Security").
+command (see docs/operations/security.md).
 
 Exit codes: 0 done; 1 failed or cancelled; 2 refused input (nothing was started); 3 outcome unknown
 (the CLI lost the call or was detached from it: the call goes on; run \`model-retry call --workflow-id ID\`
