@@ -86,7 +86,7 @@ describe('the payload store keeps what is referenced: an object in use is touche
     await s3?.close();
   });
 
-  it("folder store: the sweep of docs/operations/security.md (find -mtime) after a new call that shares an old prompt keeps it", async () => {
+  it('folder store: the sweep of docs/operations/security.md (find -mtime) after a new call that shares an old prompt keeps it', async () => {
     const folder = join(dir, 'payloads');
     const store = new FolderPayloadStore(folder);
     const { workflowId, name, before } = await twoCallsFortyDaysApart(store, (n) =>
