@@ -69,7 +69,7 @@ export interface ActivityDeps {
    */
   payloadStoreThresholdBytes?: number;
   /**
-   * Fleet health (see the README, "Fleet health"): `{}` turns it on for every backend with the defaults, each
+   * Fleet health (see docs/operations/fleet-health.md): `{}` turns it on for every backend with the defaults, each
    * provider's `health` entry of the providers file adjusting (or, with `false`, turning off) its own; absent:
    * on when `MODEL_RETRY_HEALTH=on` in `env`, else only for providers with a `health` entry.
    */

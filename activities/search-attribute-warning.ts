@@ -8,7 +8,7 @@ import { typeName } from './search-attributes.js';
 import type { SearchAttributeCheck } from './search-attributes.js';
 
 /**
- * The command that registers model-retry's search attributes, as in the README; with `only`, just the named ones
+ * The command that registers model-retry's search attributes, as in docs/operations/observability.md; with `only`, just the named ones
  * (those a namespace lacks: registering one that exists is refused).
  */
 export function registerCommand(namespace: string, only?: readonly string[]): string {

@@ -66,12 +66,12 @@ function loadProviders(flag: string | undefined): ProviderRegistry {
         throw new UsageError(
           `the built-in providers (no providers file: neither --providers nor ${PROVIDERS_FILE_ENV} is set) ` +
             `cannot be used with this environment: ${error.message}\n` +
-            'Fix the variable it names (see the README, "Providers") and start the worker again.',
+            'Fix the variable it names (see docs/guide/providers.md) and start the worker again.',
         );
       }
       throw new UsageError(
         `the providers file named by ${source} cannot be used: ${error.message}\n` +
-          'Fix the file (see the README, "Providers") and start the worker again.',
+          'Fix the file (see docs/guide/providers.md) and start the worker again.',
       );
     }
     throw error;

@@ -10,7 +10,7 @@ export type { SearchAttributesReady };
  * Typed search attributes that model-retry's own workflows set when a call or turn stops (and `ModelRetryClasses`
  * also as each new class is met), so runs can be found (`model-retry list --query "ModelRetryStopReason = 'deadline'"`). `callModel` inside a user's workflow
  * never sets them. The embedded dev server registers them; production servers need
- * `temporal operator search-attribute create` (see the README).
+ * `temporal operator search-attribute create` (see docs/operations/observability.md).
  */
 export const STOP_REASON = defineSearchAttributeKey('ModelRetryStopReason', SearchAttributeType.KEYWORD);
 /** How many model attempts the run made. */

@@ -62,6 +62,6 @@ export function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-/** Where a refusal points for the fix: the payload store (see the README's "Security" section). */
+/** Where a refusal points for the fix: the payload store (see docs/operations/security.md). */
 export const PAYLOAD_STORE_FIX =
-  'or enable the payload store on workers and clients (MODEL_RETRY_PAYLOAD_STORE; see "Security" in the README)';
+  'or enable the payload store on workers and clients (MODEL_RETRY_PAYLOAD_STORE; see docs/operations/security.md)';

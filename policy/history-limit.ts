@@ -83,7 +83,7 @@ export function nextAttemptGrowth(outlook: HistoryOutlook): HistorySize {
 const mb = (bytes: number): string => `${(bytes / MB).toFixed(1)} MB`;
 
 const PAYLOAD_STORE =
-  'turn on the payload store on workers and clients (MODEL_RETRY_PAYLOAD_STORE; see "Security" in the README), ' +
+  'turn on the payload store on workers and clients (MODEL_RETRY_PAYLOAD_STORE; see docs/operations/security.md), ' +
   'so that a long prompt is stored once and each attempt carries a reference';
 
 /**

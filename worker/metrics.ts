@@ -28,7 +28,7 @@ export function resolveMetricsAddress(
 /**
  * Installs the Temporal runtime with a Prometheus exporter on `bindAddress` (`/metrics`): Temporal's own worker
  * metrics (`temporal_*`: task latencies, slots, polls, activity and workflow outcomes) and model-retry's
- * (`model_retry_*`, see the README). Must run before the worker's connection is made. Every series carries the
+ * (`model_retry_*`, see docs/operations/observability.md). Must run before the worker's connection is made. Every series carries the
  * tracing resource's attributes as labels (`service_name`, and `OTEL_RESOURCE_ATTRIBUTES`), so that metrics and
  * spans name the same service; the metric names do not change.
  */

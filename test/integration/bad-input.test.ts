@@ -37,7 +37,7 @@ describe('bad input is refused clearly, once', () => {
     );
     await expect(start).rejects.toBeInstanceOf(InvalidModelCallInputError);
     await expect(start).rejects.toThrow(
-      /^`prompt`: is 3\.0 MB .*limit on one payload is 2 MB.*MODEL_RETRY_PAYLOAD_STORE.*"Security"/,
+      /^`prompt`: is 3\.0 MB .*limit on one payload is 2 MB.*MODEL_RETRY_PAYLOAD_STORE.*docs\/operations\/security\.md/,
     );
     await notStarted(workflowId);
     expect(fx.lp.requestCount(m.id)).toBe(0);

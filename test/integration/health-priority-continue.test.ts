@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A health workflow runs for as long as its backend is used, continuing as new; it starts at the highest task
- * priority so that its tasks go before a burst of calls' (README, "Fleet health"). The continue-as-new command
+ * priority so that its tasks go before a burst of calls' (docs/operations/fleet-health.md). The continue-as-new command
  * has no priority of its own: this file's dev server suggests continuing as new after a few events, so that the
  * run after it shows whether the server carried the priority over.
  */

@@ -86,14 +86,14 @@ describe('the payload store keeps what is referenced: an object in use is touche
     await s3?.close();
   });
 
-  it("folder store: the README's sweep (find -mtime) after a new call that shares an old prompt keeps it", async () => {
+  it('folder store: the sweep of docs/operations/security.md (find -mtime) after a new call that shares an old prompt keeps it', async () => {
     const folder = join(dir, 'payloads');
     const store = new FolderPayloadStore(folder);
     const { workflowId, name, before } = await twoCallsFortyDaysApart(store, (n) =>
       join(folder, ...n.split('/')),
     );
     expect(statSync(join(folder, ...name.split('/'))).mtimeMs).toBeGreaterThanOrEqual(before - 1000);
-    // The sweep the README gives: objects untouched for longer than the retention plus the touch interval go.
+    // The sweep docs/operations/security.md gives: objects untouched for longer than the retention plus the touch interval go.
     execFileSync('find', [folder, '-type', 'f', '-mtime', `+${RETENTION_DAYS + 1}`, '-delete']);
     expect(await store.list()).toEqual([name]);
     await historyReads(workflowId, { MODEL_RETRY_PAYLOAD_STORE: folder });

@@ -10,7 +10,7 @@ import { finishCall, loopbackProviders } from '../harness/model-call.js';
 /**
  * An attempt that no worker ever started (history: `ActivityTaskScheduled`, then `ActivityTaskTimedOut`
  * SCHEDULE_TO_START, no `ActivityTaskStarted`) sent nothing: it is not `ResponseTimeout` ("connected, but no
- * complete answer"), and no budget counts it at its worst case. Made deterministic the way the README warns of: a
+ * complete answer"), and no budget counts it at its worst case. Made deterministic the way docs/guide/call-model.md warns of: a
  * worker of one's own whose providers have a `requestsPerSecond`, that does not poll the limit queue, so the
  * attempt waits there until the call's deadline (less the reserve).
  */

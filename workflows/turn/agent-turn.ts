@@ -144,7 +144,7 @@ async function refuseResultTooLarge(turn: TurnState, bytes: number, result: unkn
     message:
       `the turn's result is ${mb(bytes)} MB of JSON, over Temporal's limit of ${mb(MAX_OUTCOME_BYTES)} MB on one ` +
       'payload (it carries the final answer three times): lower `settings.maxOutputTokens`, or turn on the ' +
-      'payload store on workers and clients (MODEL_RETRY_PAYLOAD_STORE; see "Security" in the README), so that ' +
+      'payload store on workers and clients (MODEL_RETRY_PAYLOAD_STORE; see docs/operations/security.md), so that ' +
       'long strings are stored once and the result carries references',
   });
 }

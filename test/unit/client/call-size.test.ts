@@ -29,7 +29,7 @@ describe("a call's input is measured as the client stores it, against Temporal's
     const check = checkCallSize(clientWith(), { model: 'local:m', prompt: text(3 * MB) });
     await expect(check).rejects.toBeInstanceOf(InvalidModelCallInputError);
     await expect(check).rejects.toThrow(
-      /^`prompt`: is 3\.0 MB \(the whole input 3\.0 MB as Temporal stores it\); Temporal's limit on one payload is 2 MB .*shorten it, or enable the payload store .*MODEL_RETRY_PAYLOAD_STORE; see "Security" in the README/,
+      /^`prompt`: is 3\.0 MB \(the whole input 3\.0 MB as Temporal stores it\); Temporal's limit on one payload is 2 MB .*shorten it, or enable the payload store .*MODEL_RETRY_PAYLOAD_STORE; see docs\/operations\/security\.md/,
     );
   });
 

@@ -1,0 +1,13 @@
+import { Client, Connection } from '@temporalio/client';
+import { ModelRetryPlugin } from 'model-retry/plugin';
+import type { answer } from './workflows.js';
+
+const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
+const client = new Client({ connection, plugins: [new ModelRetryPlugin()] });
+const text = await client.workflow.execute<typeof answer>('answer', {
+  taskQueue: 'quick-start',
+  workflowId: `answer-${Date.now()}`,
+  args: ['Why is the sky blue? One sentence.'],
+});
+console.log(text);
+await connection.close();
