@@ -89,12 +89,11 @@ function deltaOf(data: string): Partial<StreamDelta> | undefined {
  * case): then no scope, no condition and no promise, which Temporal's sandbox pays for with a stack trace each
  *. Handlers start only with an activation's jobs, so none can start before the run ends in this one.
  */
-export function closeStream(): Promise<void> | undefined {
+export async function closeStream(): Promise<void> {
   const stream = current;
-  if (!stream) return undefined;
+  if (!stream) return;
   stream.detachPollers();
-  if (allHandlersFinished()) return undefined;
-  return CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
 }
 
 /**

@@ -23,14 +23,13 @@ export interface AttemptRoute {
  *
  * Run before the attempt's record opens: the marker moves workflow time, and a cancellation may come while it
  * runs (the caller checks again after it). `summary` (see `checkSummary`) names the decision the check follows:
- * a check after a zero wait is the only event between that decision and a cancel or a stop during it. Not async: the route is known at once unless the check runs, and only
- * then is there a promise (each one costs a stack trace in Temporal's sandbox).
+ * a check after a zero wait is the only event between that decision and a cancel or a stop during it.
  */
-export function routeOf(
+export async function routeOf(
   model: string,
   worker: CallSetup['worker'],
   summary: string,
-): AttemptRoute | Promise<AttemptRoute> {
+): Promise<AttemptRoute> {
   const callQueue = workflowInfo().taskQueue;
   const taskQueue = attemptQueueOf(callQueue, model, worker?.limits);
   if (taskQueue === undefined) return {};
@@ -39,8 +38,11 @@ export function routeOf(
     worker?.healthWatchedLimits?.some((key) => limitQueue(callQueue, key) === taskQueue) ?? true;
   if (!watched) return { taskQueue };
   const { backendCooling } = proxyLocalActivities<CoolingCheckActivities>({ ...CHECK_OPTIONS, summary });
-  return backendCooling(model).then(
-    (retryAfterMs) => (retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } }),
-    () => ({ taskQueue }),
-  );
+  let retryAfterMs: number | undefined;
+  try {
+    retryAfterMs = await backendCooling(model);
+  } catch {
+    return { taskQueue };
+  }
+  return retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } };
 }

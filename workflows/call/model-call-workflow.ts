@@ -19,17 +19,11 @@ export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCal
     result = await callModel(input);
   } catch (error) {
     const reason = stopReasonOf(error);
-    const recorded = reason ? recordStop(reason, runAttempts()) : undefined;
-    if (recorded) await recorded;
-    const closed = closeStream();
-    if (closed) await closed;
+    if (reason) await recordStop(reason, runAttempts());
+    await closeStream();
     throw error;
   }
-  // Both are usually done at once (`undefined`): awaited only when not, since every await is a promise the
-  // sandbox takes a stack trace of. The commands are the same either way.
-  const recorded = recordStop('succeeded', result.attempts);
-  if (recorded) await recorded;
-  const closed = closeStream();
-  if (closed) await closed;
+  await recordStop('succeeded', result.attempts);
+  await closeStream();
   return result;
 }
