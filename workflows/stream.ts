@@ -89,11 +89,12 @@ function deltaOf(data: string): Partial<StreamDelta> | undefined {
  * case): then no scope, no condition and no promise, which Temporal's sandbox pays for with a stack trace each
  *. Handlers start only with an activation's jobs, so none can start before the run ends in this one.
  */
-export async function closeStream(): Promise<void> {
+export function closeStream(): Promise<void> | undefined {
   const stream = current;
-  if (!stream) return;
+  if (!stream) return undefined;
   stream.detachPollers();
-  if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  if (allHandlersFinished()) return undefined;
+  return CancellationScope.nonCancellable(() => condition(allHandlersFinished));
 }
 
 /**

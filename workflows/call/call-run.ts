@@ -48,48 +48,64 @@ export class CallRun {
   constructor(private readonly call: CallSetup) {}
 
   /**
-   * Waits the decision's time (a durable timer, when it has one), then checks what may stand between it and the
-   * attempt: a stop rule, and where the attempt runs (a cooling check may run first: a marker, during which a
-   * cancel may come).
+   * Waits the decision's time (a durable timer), then checks what may stand between it and the attempt: a stop
+   * rule, and where the attempt runs (a cooling check may run first: a marker, during which a cancel may come).
+   * The next decision at once when there is nothing to wait for (no timer, no check): a promise only where
+   * something is awaited, since Temporal's sandbox takes a stack trace of each one.
    */
-  async wait(decision: AttemptDecision): Promise<Decision> {
-    const waited = decision.waitMs > 0;
-    if (waited) {
-      const { status, records } = this.call;
-      status.state = 'waiting';
-      status.waitingUntil = iso(Date.now() + decision.waitMs);
-      const summary =
-        records.length > 0
-          ? waitSummary(decision.waitMs, records.at(-1))
-          : `wait ${decision.waitMs} ms: every backend is inside a retry-after`;
-      try {
-        await sleep(decision.waitMs, { summary });
-      } catch (error) {
-        this.cancellation = error;
-        return cancelledStop(decision.state);
-      } finally {
-        delete status.waitingUntil;
-      }
+  wait(decision: AttemptDecision): Decision | Promise<Decision> {
+    if (decision.waitMs > 0) return this.waited(decision);
+    return this.checked(decision, false);
+  }
+
+  /** The durable timer of `wait`, then its checks. */
+  private async waited(decision: AttemptDecision): Promise<Decision> {
+    const { status, records } = this.call;
+    status.state = 'waiting';
+    status.waitingUntil = iso(Date.now() + decision.waitMs);
+    const summary =
+      records.length > 0
+        ? waitSummary(decision.waitMs, records.at(-1))
+        : `wait ${decision.waitMs} ms: every backend is inside a retry-after`;
+    try {
+      await sleep(decision.waitMs, { summary });
+    } catch (error) {
+      this.cancellation = error;
+      return cancelledStop(decision.state);
+    } finally {
+      delete status.waitingUntil;
     }
-    // The stop rules before the attempt (after its wait, if any), then where it runs.
+    const next = this.checked(decision, true);
+    return next instanceof Promise ? await next : next;
+  }
+
+  /** The stop rules before an attempt (after its wait, if any), then where it runs. */
+  private checked(decision: AttemptDecision, waited: boolean): Decision | Promise<Decision> {
     const next = beforeAttempt(this.call.plan, decision, {
       cancelRequested: cancelRequested(),
       nowMs: Date.now(),
       waited,
     });
-    return next.kind === 'attempt' ? await this.routed(next) : next;
+    return next.kind === 'attempt' ? this.routed(next) : next;
   }
 
   /**
    * Decides where `decision`'s attempt runs before its record opens, so that the record's start is the time its
    * activity is scheduled (as the history reader rebuilds it) and a cancel during the check opens no record.
    */
-  private async routed(decision: AttemptDecision): Promise<Decision> {
+  private routed(decision: AttemptDecision): Decision | Promise<Decision> {
     const askedAt = Date.now();
     const model = this.call.backends[decision.backend] as string;
     const summary = checkSummary(model, decision.waitMs, this.call.records.at(-1));
-    this.route = await routeOf(model, this.call.worker, summary);
-    return this.afterRoute(decision, askedAt);
+    const route = routeOf(model, this.call.worker, summary);
+    if (!(route instanceof Promise)) {
+      this.route = route;
+      return this.afterRoute(decision, askedAt);
+    }
+    return route.then((checked) => {
+      this.route = checked;
+      return this.afterRoute(decision, askedAt);
+    });
   }
 
   /**

@@ -44,25 +44,33 @@ export function stopReasonOf(error: unknown): StopReason | undefined {
  * worker's metrics. Only the attributes the worker says are registered on the namespace are set (see
  * `readiness`): an unregistered attribute would fail the workflow task over and over, and a call that has its
  * answer must never hang on bookkeeping. When the worker has to be asked, that runs in a non-cancellable scope,
- * so a cancelled run is recorded too; the caller rethrows the cancellation afterwards.
+ * so a cancelled run is recorded too; the caller rethrows the cancellation afterwards. `undefined` when it is
+ * done already (see `upsertWhenReady`); else the promise to wait for.
  */
-export async function recordStop(stopReason: StopReason, records: readonly AttemptRecord[]): Promise<void> {
+export function recordStop(
+  stopReason: StopReason,
+  records: readonly AttemptRecord[],
+): Promise<void> | undefined {
   countStop(stopReason, records);
-  await upsertWhenReady(() => stopSearchAttributes(stopReason, records));
+  return upsertWhenReady(() => stopSearchAttributes(stopReason, records));
 }
 
 /**
  * Upserts the registered ones of `pairs()` (when any): at once when an attempt reported what is registered (the
- * usual case: one command, nothing to wait for), else after asking the worker, in a non-cancellable scope. The
+ * usual case: one synchronous command, nothing to wait for, so no scope and no promise, which Temporal's sandbox
+ * pays for with a stack trace each), else after asking the worker, in a non-cancellable scope. The
  * commands are the same either way, in the same order.
  */
-async function upsertWhenReady(pairs: () => SearchAttributeUpdatePair[]): Promise<void> {
+function upsertWhenReady(pairs: () => SearchAttributeUpdatePair[]): Promise<void> | undefined {
   const upsert = (ready: SearchAttributesReady) => {
     const registered = registeredOnly(pairs(), ready);
     if (registered.length > 0) upsertSearchAttributes(registered);
   };
-  if (reportedReady !== undefined) upsert(reportedReady);
-  else await CancellationScope.nonCancellable(async () => upsert(await readiness()));
+  if (reportedReady !== undefined) {
+    upsert(reportedReady);
+    return undefined;
+  }
+  return CancellationScope.nonCancellable(async () => upsert(await readiness()));
 }
 
 /**
@@ -71,12 +79,12 @@ async function upsertWhenReady(pairs: () => SearchAttributeUpdatePair[]): Promis
  * not (one `UpsertWorkflowSearchAttributes` event per new class, never one per attempt). Only in runs that asked
  * for it (`trackClassesMet`): `callModel` inside a user's workflow never sets search attributes.
  */
-export async function noteClassesMet(records: readonly AttemptRecord[]): Promise<void> {
-  if (!tracksClasses) return;
+export function noteClassesMet(records: readonly AttemptRecord[]): Promise<void> | undefined {
+  if (!tracksClasses) return undefined;
   const current = workflowInfo().typedSearchAttributes.get(CLASSES_MET) ?? [];
   const met = [...new Set([...current, ...classesMet(records)])];
-  if (met.length === current.length) return;
-  await upsertWhenReady(() => [{ key: CLASSES_MET, value: met }]);
+  if (met.length === current.length) return undefined;
+  return upsertWhenReady(() => [{ key: CLASSES_MET, value: met }]);
 }
 
 /** Turns on `noteClassesMet` for this run (our own workflows only: calls and turns). */

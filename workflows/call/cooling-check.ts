@@ -23,13 +23,14 @@ export interface AttemptRoute {
  *
  * Run before the attempt's record opens: the marker moves workflow time, and a cancellation may come while it
  * runs (the caller checks again after it). `summary` (see `checkSummary`) names the decision the check follows:
- * a check after a zero wait is the only event between that decision and a cancel or a stop during it.
+ * a check after a zero wait is the only event between that decision and a cancel or a stop during it. Not async: the route is known at once unless the check runs, and only
+ * then is there a promise (each one costs a stack trace in Temporal's sandbox).
  */
-export async function routeOf(
+export function routeOf(
   model: string,
   worker: CallSetup['worker'],
   summary: string,
-): Promise<AttemptRoute> {
+): AttemptRoute | Promise<AttemptRoute> {
   const callQueue = workflowInfo().taskQueue;
   const taskQueue = attemptQueueOf(callQueue, model, worker?.limits);
   if (taskQueue === undefined) return {};
@@ -38,11 +39,8 @@ export async function routeOf(
     worker?.healthWatchedLimits?.some((key) => limitQueue(callQueue, key) === taskQueue) ?? true;
   if (!watched) return { taskQueue };
   const { backendCooling } = proxyLocalActivities<CoolingCheckActivities>({ ...CHECK_OPTIONS, summary });
-  let retryAfterMs: number | undefined;
-  try {
-    retryAfterMs = await backendCooling(model);
-  } catch {
-    return { taskQueue };
-  }
-  return retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } };
+  return backendCooling(model).then(
+    (retryAfterMs) => (retryAfterMs === undefined ? { taskQueue } : { held: { retryAfterMs } }),
+    () => ({ taskQueue }),
+  );
 }

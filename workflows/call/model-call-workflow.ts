@@ -19,11 +19,17 @@ export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCal
     result = await callModel(input);
   } catch (error) {
     const reason = stopReasonOf(error);
-    if (reason) await recordStop(reason, runAttempts());
-    await closeStream();
+    const recorded = reason ? recordStop(reason, runAttempts()) : undefined;
+    if (recorded) await recorded;
+    const closed = closeStream();
+    if (closed) await closed;
     throw error;
   }
-  await recordStop('succeeded', result.attempts);
-  await closeStream();
+  // Both are usually done at once (`undefined`): awaited only when not, since every await is a promise the
+  // sandbox takes a stack trace of. The commands are the same either way.
+  const recorded = recordStop('succeeded', result.attempts);
+  if (recorded) await recorded;
+  const closed = closeStream();
+  if (closed) await closed;
   return result;
 }

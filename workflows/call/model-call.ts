@@ -19,7 +19,7 @@ import type { CheckedOutput } from './call-output.js';
 import { HistoryWatch } from './history-watch.js';
 import { watchBudget } from './budget-watch.js';
 import type { SpentBefore } from './budget-watch.js';
-import { workerConfig } from './worker-config.js';
+import { askWorkerConfig, noteWorkerConfig, workerConfigAnswered } from './worker-config.js';
 import { jsonBytes } from '../turn/turn-input.js';
 import { objectBytes } from '../turn/conversation-bytes.js';
 import { estimateInputTokens } from '../../common/token-estimate.js';
@@ -27,6 +27,7 @@ import { providerBoundProblem } from '../../common/provider-bound.js';
 import { checkHeaders } from '../../common/request-secrets.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
 import { DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES } from '../../common/worker-config.js';
+import type { WorkerConfig } from '../../common/worker-config.js';
 import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
 
 export { HEARTBEAT_TIMEOUT_MS } from './model-request.js';
@@ -88,14 +89,36 @@ export interface TurnCallOptions extends CallModelOptions {
 export function callModel(input: ModelCallInput, options: CallModelOptions = {}): Promise<ModelCallResult> {
   // No `messagesBytes` from a user (the public type has none, and plain JavaScript is held to it too).
   const { messagesBytes: _ignored, ...publicOptions } = options as TurnCallOptions;
-  return callModelWith(input, publicOptions);
+  return runCallSteps(callSteps(input, publicOptions));
 }
 
-/** {@link callModel}, with the turn's own options: for `workflows/turn/` only. */
-export async function callModelWith(
-  input: ModelCallInput,
-  options: TurnCallOptions = {},
-): Promise<ModelCallResult> {
+/**
+ * A call's steps: what it waits for next (an activity, a timer, a local activity, an upsert's end), each
+ * handed to whoever drives it, who sends back what it resolved with (`next`) or what it threw (`throw`). The
+ * return value is the call's result; a call that stops without an answer throws. `callModel` drives it with
+ * `runCallSteps`; an agent turn drives it in its own loop, so that the call is no async function of its own:
+ * each of those is a promise that Temporal's sandbox takes a stack trace of, and awaits again.
+ */
+export type CallSteps = Generator<Promise<unknown>, ModelCallResult, unknown>;
+
+/** Drives a call's steps (see `CallSteps`) to the call's result (`agentTurnWorkflow`'s loop in agent-turn.ts drives them the same way, inline). */
+export async function runCallSteps(steps: CallSteps): Promise<ModelCallResult> {
+  let step = steps.next();
+  while (!step.done) {
+    let value: unknown;
+    try {
+      value = await step.value;
+    } catch (error) {
+      step = steps.throw(error);
+      continue;
+    }
+    step = steps.next(value);
+  }
+  return step.value;
+}
+
+/** {@link callModel}'s steps, with the turn's own options: for `workflows/turn/` only. */
+export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {}): CallSteps {
   const { plan, backends, request, stream: streaming, output } = prepare(input, options.plan);
   const callId = nextCallId();
   const status: CallStatus = {
@@ -111,9 +134,20 @@ export async function callModelWith(
   const stream = new CallStream(callId, streaming, options.stream);
   const shared = options.notBefore;
   // Asked once per run at the first call's start (one marker in history): limits, prices and the payload store.
-  // A later call of the run has the answer already. A failed ask (a worker of the user's own without the activity,
-  // or the call cancelled meanwhile) means the defaults.
-  const config = await workerConfig();
+  // A later call of the run has the answer already and awaits nothing (an await is a promise, which Temporal's
+  // stack-trace hook captures).
+  // A failed ask (a worker of the user's own without the activity, or the call cancelled meanwhile) means the
+  // defaults, as in `workerConfig` (the same steps, as an async function for callers outside a call).
+  const answered = workerConfigAnswered();
+  let config = answered?.config;
+  if (!answered) {
+    try {
+      config = (yield askWorkerConfig()) as WorkerConfig;
+    } catch {
+      config = undefined;
+    }
+    config = noteWorkerConfig(config);
+  }
   // Credential headers and provider-bound tools and file references, now that the worker said which headers it
   // allows and what its providers are.
   try {
@@ -180,20 +214,26 @@ export async function callModelWith(
   try {
     while (next.kind === 'attempt') {
       spans.waiting(next, records.at(-1));
-      next = await call.wait(next);
+      // Awaited only when there is something to wait for (a timer, a cooling check): see `CallRun.wait`.
+      const checked = call.wait(next);
+      next = checked instanceof Promise ? ((yield checked) as Decision) : checked;
       if (next.kind === 'stop') break;
       const record = call.open(next);
       const span = spans.attempt(record, () => call.attempt(record));
       let ended: Ended;
       try {
-        ended = { kind: 'answered', result: await span.value };
+        ended = { kind: 'answered', result: (yield span.value) as Awaited<typeof span.value> };
       } catch (error) {
         ended = call.raised(error);
       }
       next = call.decide(next.state, record, call.record(record, ended));
       span.done(ended.kind === 'answered' ? ended.result : undefined);
-      // A call that stops here sets the classes with the rest at its stop: no second upsert.
-      if (record.failure && next.kind === 'attempt') await noteClassesMet(records);
+      // A call that stops here sets the classes with the rest at its stop: no second upsert. Usually there is
+      // nothing to wait for (`undefined`), and then nothing is awaited.
+      if (record.failure && next.kind === 'attempt') {
+        const noted = noteClassesMet(records);
+        if (noted) yield noted;
+      }
     }
     spans.stopped(next, records);
   } catch (error) {

@@ -25,15 +25,17 @@ let answered: { config: WorkerConfig | undefined } | undefined;
 
 /**
  * The local activity that asks the worker for its settings, started at the first call's start of a run (one
- * marker event) and shared by every caller until it ends.
+ * marker event) and shared by every caller until it ends. Whoever awaits it passes what came (or `undefined`
+ * when it failed) to `noteWorkerConfig`. Returned as is, with nothing chained on it: a chained promise is one more
+ * stack trace in Temporal's sandbox.
  */
-function askWorkerConfig(): Promise<WorkerConfig> {
+export function askWorkerConfig(): Promise<WorkerConfig> {
   asked ??= modelRetryConfig();
   return asked;
 }
 
 /** Keeps the worker's answer (the first one noted wins) and returns the run's config. */
-function noteWorkerConfig(config: WorkerConfig | undefined): WorkerConfig | undefined {
+export function noteWorkerConfig(config: WorkerConfig | undefined): WorkerConfig | undefined {
   answered ??= { config };
   return answered.config;
 }
@@ -55,8 +57,8 @@ export async function workerConfig(): Promise<WorkerConfig | undefined> {
 }
 
 /**
- * The worker's answer when it came already (a run's later calls), else `undefined`: for synchronous code that
- * runs after a call has asked.
+ * The worker's answer when it came already (a run's later calls), else `undefined`: a caller that has it needs
+ * no await, and so no promise, which Temporal's sandbox pays for with a stack trace.
  */
 export function workerConfigAnswered(): { config: WorkerConfig | undefined } | undefined {
   return answered;

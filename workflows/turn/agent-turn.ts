@@ -42,9 +42,10 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
   turn.register();
   workflowStream(input.carried?.stream);
   let result: AgentTurnResult;
-  // Each step (the checks before it, its model call, its tool calls) either goes on or says how the turn stops,
-  // and `finish` is the one way it stops. The loop awaits the tools' descriptions, the model call and the tool
-  // calls, and nothing else (see `TurnSteps`).
+  // The turn's loop is this function's own: an async function of its own would be one more promise, which
+  // Temporal's sandbox takes a stack trace of. Each step (the checks before it, its model call, its
+  // tool calls) either goes on or says how the turn stops, and `finish` is the one way it stops. The loop awaits
+  // the tools' descriptions, the model call's steps and the tool calls, and nothing else (see `TurnSteps`).
   try {
     if (input.carried === undefined && input.tools && input.tools.length > 0) {
       try {
@@ -60,7 +61,21 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
       if (stop === undefined) {
         let answer: ModelCallResult | undefined;
         try {
-          answer = await steps.model();
+          // The call's steps, driven here as `runCallSteps` (model-call.ts) drives them: one await per thing the
+          // call waits for. Not shared: a shared driver is an async function, the promise this loop saves.
+          const call = steps.model();
+          let step = call.next();
+          while (!step.done) {
+            let value: unknown;
+            try {
+              value = await step.value;
+            } catch (error) {
+              step = call.throw(error);
+              continue;
+            }
+            step = call.next(value);
+          }
+          answer = step.value;
         } catch (error) {
           stop = steps.modelFailed(error);
         }
@@ -91,18 +106,25 @@ export async function agentTurnWorkflow(input: AgentTurnInput): Promise<AgentTur
         break;
       }
     }
-    // Measured once, at the end.
+    // Measured once, at the end; awaited only when over (every await is a promise the sandbox traces).
     const bytes = jsonBytes(result);
     if (bytes > MAX_OUTCOME_BYTES) await refuseResultTooLarge(turn, bytes, result);
   } catch (error) {
     // Continue-as-new is no stop (no stop reason); an input refused without a stop reason is not recorded either.
     const reason = turn.stopReason ?? stopReasonOf(error);
-    if (reason) await recordStop(reason, turn.attempts());
-    await closeStream();
+    const recorded = reason ? recordStop(reason, turn.attempts()) : undefined;
+    if (recorded) await recorded;
+    const closed = closeStream();
+    if (closed) await closed;
     throw error;
   }
-  await recordStop(result.stopReason, turn.attempts());
-  await closeStream();
+  // Usually done at once (`undefined`): awaited only when not, since every await is a promise the sandbox takes
+  // a stack trace of. The commands are the same either way.
+  const recorded = recordStop(result.stopReason, turn.attempts());
+  if (recorded) await recorded;
+  // Nobody subscribed (the common case): nothing to wait for, and no promise made for it.
+  const closing = closeStream();
+  if (closing) await closing;
   return result;
 }
 

@@ -17,7 +17,8 @@ import { TURN_TOO_LARGE, TURN_TOOL_FATAL } from '../../common/turn.js';
 import type { AgentTurnInput, TurnEnd, TurnStep } from '../../common/turn.js';
 import { callCount } from '../call/call-log.js';
 import { backendsOf } from '../call/call-input.js';
-import { callModelWith } from '../call/model-call.js';
+import { callSteps } from '../call/model-call.js';
+import type { CallSteps } from '../call/model-call.js';
 import type { SpentBefore } from '../call/budget-watch.js';
 import { handOverStream } from '../stream.js';
 import { jsonBytes, tooLarge } from './turn-input.js';
@@ -121,14 +122,15 @@ export class TurnSteps {
   }
 
   /**
-   * The step's model call (a `callModel` sharing the turn's plan and retry-after times).
+   * The step's model call (a `callModel` sharing the turn's plan and retry-after times), as steps for the turn's
+   * loop to drive (see `CallSteps`).
    */
-  model(): Promise<ModelCallResult> {
+  model(): CallSteps {
     const { turn, input, modelTools } = this;
     const step: TurnStep = { step: (turn.steps.at(-1)?.step ?? 0) + 1, callId: '', attempts: [], tools: [] };
     turn.steps.push(step);
     turn.phase = 'model';
-    return callModelWith(
+    return callSteps(
       {
         model: this.backends,
         messages: turn.messages,
