@@ -57,7 +57,9 @@ export class CallRun {
    * Waits the decision's time (a durable timer), then checks what may stand between it and the attempt: a stop
    * rule, and where the attempt runs (a cooling check may run first: a marker, during which a cancel may come).
    * The next decision at once when there is nothing to wait for (no timer, no check): a promise only where
-   * something is awaited, since Temporal's sandbox takes a stack trace of each one.
+   * something is awaited, since Temporal's sandbox takes a stack trace of each one. Measured with
+   * scripts/profile/replay-instructions.ts: with `wait`, `routeOf`, the call's loop and the stop's upserts as plain
+   * async functions, a replayed call counted 6.4 % more instructions and a replayed agent turn 32 % more.
    */
   wait(decision: AttemptDecision): Decision | Promise<Decision> {
     if (decision.waitMs > 0) return this.waited(decision);

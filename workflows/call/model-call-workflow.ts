@@ -26,7 +26,8 @@ export async function modelCallWorkflow(input: ModelCallInput): Promise<ModelCal
     throw error;
   }
   // Both are usually done at once (`undefined`): awaited only when not, since every await is a promise the
-  // sandbox takes a stack trace of. The commands are the same either way.
+  // sandbox takes a stack trace of. The commands are the same either way (part of the 6.4 % a replayed call
+  // counted more with plain awaits: see `CallRun.wait`).
   const recorded = recordStop('succeeded', result.attempts);
   if (recorded) await recorded;
   const closed = closeStream();

@@ -97,7 +97,9 @@ export function callModel(input: ModelCallInput, options: CallModelOptions = {})
  * handed to whoever drives it, who sends back what it resolved with (`next`) or what it threw (`throw`). The
  * return value is the call's result; a call that stops without an answer throws. `callModel` drives it with
  * `runCallSteps`; an agent turn drives it in its own loop, so that the call is no async function of its own:
- * each of those is a promise that Temporal's sandbox takes a stack trace of, and awaits again.
+ * each of those is a promise that Temporal's sandbox takes a stack trace of, and awaits again. Worth it: with the
+ * call as one async function and the turn awaiting it, a replayed agent turn counted 32 % more instructions
+ * (scripts/profile/replay-instructions.ts), a replayed call 6.4 % more.
  */
 export type CallSteps = Generator<Promise<unknown>, ModelCallResult, unknown>;
 
