@@ -21,7 +21,7 @@ import { startLoopbackProvider } from '../loopback/index.js';
 import type { LoopbackProvider } from '../loopback/index.js';
 import { createModelRetryWorkers, workflowsPath } from '../worker/worker.js';
 import type { ModelRetryWorkers } from '../worker/worker.js';
-import { attemptsQuery } from '../workflows/call/call-log.js';
+import { attemptsQuery } from '../common/queries.js';
 import type { AttemptRecord, ModelCallInput } from '../common/call.js';
 import type { AgentTurnInput } from '../common/turn.js';
 import { REPLAY_SCENARIOS, scenarioWorkflowId } from '../test/replay/scenarios.js';

@@ -16,7 +16,7 @@ import type { CallSetup, Ended } from './call-setup.js';
 import { checkSummary, iso, succeed, waitSummary } from './call-summary.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
 import { Corrections } from './call-repair.js';
-import { jsonBytes } from '../turn/turn-input.js';
+import { jsonBytes } from '../../common/turn-input.js';
 import { DeliveredText } from './call-continuation.js';
 
 export type { CallSetup, Ended } from './call-setup.js';

@@ -16,12 +16,12 @@ import type { ModelCallFailedDetails, ModelCallResult } from '../../common/call.
 import { TURN_TOO_LARGE, TURN_TOOL_FATAL } from '../../common/turn.js';
 import type { AgentTurnInput, TurnEnd, TurnStep } from '../../common/turn.js';
 import { callCount } from '../call/call-log.js';
-import { backendsOf } from '../call/call-input.js';
+import { backendsOf } from '../../common/call-input/call-input.js';
 import { callSteps } from '../call/model-call.js';
 import type { CallSteps } from '../call/model-call.js';
 import type { SpentBefore } from '../call/budget-watch.js';
 import { handOverStream } from '../stream.js';
-import { jsonBytes, tooLarge } from './turn-input.js';
+import { jsonBytes, tooLarge } from '../../common/turn-input.js';
 import { ConversationBytes, objectBytes } from './conversation-bytes.js';
 import { turnFailure } from './turn-size.js';
 import type { TurnState } from './turn-state.js';

@@ -1,14 +1,14 @@
-import type { ModelCallInput } from '../../common/call.js';
-import { toWireMessages } from '../../common/messages.js';
-import { REQUEST_SPEC, toWire } from '../../common/request.js';
-import type { WireMessage, WireRequest, WireTool } from '../../common/request.js';
-import { checkHeaders, checkProviderOptions, checkUrlUserinfo } from '../../common/request-secrets.js';
-import type { AllowHeaders } from '../../common/request-secrets.js';
-import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } from '../../common/stream.js';
-import type { StreamConfig } from '../../common/stream.js';
+import type { ModelCallInput } from '../call.js';
+import { toWireMessages } from '../messages.js';
+import { REQUEST_SPEC, toWire } from '../request.js';
+import type { WireMessage, WireRequest, WireTool } from '../request.js';
+import { checkHeaders, checkProviderOptions, checkUrlUserinfo } from '../request-secrets.js';
+import type { AllowHeaders } from '../request-secrets.js';
+import { DEFAULT_STREAM_BATCH_MS, MAX_STREAM_BATCH_MS, MIN_STREAM_BATCH_MS } from '../stream.js';
+import type { StreamConfig } from '../stream.js';
 
 import { budgetProblems } from '../../policy/index.js';
-import { InvalidModelCallInputError } from './input-error.js';
+import { InvalidModelCallInputError } from '../input-error.js';
 import { checkSettings } from './call-settings.js';
 import { toolsOf } from './call-tools.js';
 import { outputOf } from './call-output.js';
@@ -16,7 +16,7 @@ import type { CheckedOutput } from './call-output.js';
 import { plainTools } from './call-tools.js';
 import { embedRequest } from './call-embed.js';
 
-export { InvalidModelCallInputError } from './input-error.js';
+export { InvalidModelCallInputError } from '../input-error.js';
 export { checkSettings, SETTINGS_FIELDS } from './call-settings.js';
 export { plainTools, toolsOf } from './call-tools.js';
 
