@@ -3,7 +3,7 @@ import { MAX_PLAN_MS, parseIsoInstant } from '../../policy/index.js';
 import type { ResolvedPlan, Spent, StopReason } from '../../policy/index.js';
 import type { Usage } from '../../common/attempt.js';
 import type { WireMessage } from '../../common/request.js';
-import { textOfMessage } from '../../common/messages.js';
+import { textOfMessage } from '../../common/assistant-message.js';
 import type { TurnToolDefinition } from '../../common/tools.js';
 import { attemptsQuery, turnStatusQuery, extendDeadlineUpdate } from '../../common/queries.js';
 import type { ExtendDeadlineRequest } from '../../common/queries.js';

@@ -10,7 +10,7 @@ import { fitsDeadline, stopBeforeStep, turnNearHistoryLimit } from '../../policy
 import type { StopReason } from '../../policy/index.js';
 import type { ToolCall } from '../../common/attempt.js';
 import type { WireTool } from '../../common/request.js';
-import { assistantMessageOf } from '../../common/messages.js';
+import { assistantMessageOf } from '../../common/assistant-message.js';
 import { MODEL_CALL_FAILED } from '../../common/call.js';
 import type { ModelCallFailedDetails, ModelCallResult } from '../../common/call.js';
 import { TURN_TOO_LARGE, TURN_TOOL_FATAL } from '../../common/turn.js';
