@@ -50,7 +50,8 @@ import type { InFlightLimits, Release } from './in-flight.js';
 import { clearToSend } from './attempt-time.js';
 import { withoutRequestText } from '../scrub.js';
 import { embedAttempt } from './embed-request.js';
-import { continuationForm, continuationPrompt, continuedAnswer, StreamGate } from './continuation.js';
+import { continuationForm, continuationPrompt } from './continuation.js';
+import { continuedAnswer, StreamGate } from './stream-gate.js';
 import type { ContinuationForm } from './continuation.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
