@@ -57,6 +57,21 @@ module.exports = {
       to: { path: '^(worker|activities|cli)/' },
     },
     {
+      name: 'hosts-name-workflow-functions-only',
+      severity: 'error',
+      comment:
+        "client/ and cli/ import workflows/ only to name a workflow function; a call's and a turn's input checks and the query and update definitions live in common/.",
+      from: { path: '^(client|cli)/' },
+      to: {
+        path: '^workflows/',
+        pathNot: [
+          '^workflows/call/model-call-workflow\\.ts$',
+          '^workflows/turn/agent-turn\\.ts$',
+          '^workflows/rerun/rerun-workflow\\.ts$',
+        ],
+      },
+    },
+    {
       name: 'payloads-stand-alone',
       severity: 'error',
       comment: 'The data converter is used by workers and clients alike: it imports only common/.',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
-import { InvalidModelCallInputError } from '../workflows/call/call-input.js';
+import { InvalidModelCallInputError } from '../common/input-error.js';
 import type { ModelCallInput } from '../common/call.js';
 import { checkCallSize } from '../client/call-size.js';
 import { UsageError } from './args.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidRetryPlanError } from '../policy/index.js';
-import { InvalidModelCallInputError } from '../workflows/call/call-input.js';
+import { InvalidModelCallInputError } from '../common/input-error.js';
 import type { ModelCallInput } from '../common/call.js';
 import { modelCallWorkflow } from '../workflows/call/model-call-workflow.js';
 import { checkModelCall } from '../client/model-call-client.js';
 import { UsageError, parseCommandArgs, runFlags } from './args.js';
-import { attemptsQuery, statusQuery } from '../workflows/call/call-log.js';
+import { attemptsQuery, statusQuery } from '../common/queries.js';
 import { attachToCall } from './call-attach.js';
 import { closedOutcome, exitCodeOf, summaryLine } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';

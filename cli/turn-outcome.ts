@@ -1,6 +1,6 @@
-import { attemptsQuery } from '../workflows/call/call-log.js';
+import { attemptsQuery } from '../common/queries.js';
 import type { CallStatus } from '../common/call.js';
-import { turnStatusQuery } from '../workflows/turn/turn-state.js';
+import { turnStatusQuery } from '../common/queries.js';
 import type { TurnStatus } from '../common/turn.js';
 import { readTurnHistory, turnOutcome } from '../client/agent-turn-client.js';
 import type { TurnOutcome } from '../client/agent-turn-client.js';

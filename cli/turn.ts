@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidRetryPlanError } from '../policy/index.js';
 import { agentTurnWorkflow } from '../workflows/turn/agent-turn.js';
-import { InvalidAgentTurnInputError } from '../workflows/turn/turn-input.js';
+import { InvalidAgentTurnInputError } from '../common/turn-input.js';
 import type { AgentTurnInput } from '../common/turn.js';
 import { checkAgentTurn, readTurnHistory, turnOutcome } from '../client/agent-turn-client.js';
 import type { TurnOutcome } from '../client/agent-turn-client.js';

@@ -12,7 +12,7 @@ import {
   tooLarge,
   turnPlan,
   validateTurnInput,
-} from '../workflows/turn/turn-input.js';
+} from '../common/turn-input.js';
 import type { AgentTurnInput, AgentTurnResult } from '../common/turn.js';
 import { billedTotals } from '../common/ledger/billed.js';
 import type { AgentTurnPartial, TurnStep } from '../common/turn.js';

@@ -5,7 +5,7 @@ import {
   encodedPayloadSize,
   megabytes,
 } from '../payloads/payload-size.js';
-import { InvalidModelCallInputError } from '../workflows/call/call-input.js';
+import { InvalidModelCallInputError } from '../common/input-error.js';
 import type { ModelCallInput } from '../common/call.js';
 
 /**

@@ -7,7 +7,7 @@ import {
   plainInput,
   streamOf,
   validateCallInput,
-} from '../workflows/call/call-input.js';
+} from '../common/call-input/call-input.js';
 import { schemaProblem } from '../common/json-schema.js';
 import { checkCallSize } from './call-size.js';
 import type { ModelCallInput } from '../common/call.js';

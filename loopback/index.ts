@@ -36,7 +36,7 @@ export {
   slow,
   streamError,
   toolCall,
-} from './steps.js';
+} from './step-builders.js';
 export type {
   ContinueMode,
   ContinuesSpec,

@@ -1,7 +1,7 @@
 import type { RecordedRequest, UnexpectedRequest } from './record.js';
 import { ANY_MODEL } from './script.js';
 import type { ScriptBook } from './script.js';
-import { describeStep } from './steps.js';
+import { describeStep } from './step-builders.js';
 
 interface ArrivalWaiter {
   count: number;

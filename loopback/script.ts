@@ -1,4 +1,4 @@
-import { describeStep } from './steps.js';
+import { describeStep } from './step-builders.js';
 import type { Step } from './steps.js';
 import { InvalidScriptError, parseSteps } from './validate.js';
 

@@ -14,8 +14,9 @@ export type { SpentBefore } from './call/budget-watch.js';
 export type { CallMessage } from '../common/messages.js';
 export type { Wire, WireEmbed, WireMessage, WireTool } from '../common/request.js';
 export { modelCallWorkflow } from './call/model-call-workflow.js';
-export { attemptsQuery, statusQuery, registerModelCallQueries } from './call/call-log.js';
-export { InvalidModelCallInputError } from './call/call-input.js';
+export { attemptsQuery, statusQuery } from '../common/queries.js';
+export { registerModelCallQueries } from './call/call-log.js';
+export { InvalidModelCallInputError } from '../common/call-input/call-input.js';
 export type {
   AttemptFailure,
   AttemptRecord,
@@ -38,14 +39,14 @@ export {
   STOP_REASON,
 } from '../common/search-attributes.js';
 export { agentTurnWorkflow } from './turn/agent-turn.js';
-export { turnStatusQuery, extendDeadlineUpdate } from './turn/turn-state.js';
-export type { ExtendDeadlineRequest } from './turn/turn-state.js';
+export { turnStatusQuery, extendDeadlineUpdate } from '../common/queries.js';
+export type { ExtendDeadlineRequest } from '../common/queries.js';
 export {
   InvalidAgentTurnInputError,
   MAX_TURN_PAYLOAD_BYTES,
   DEFAULT_MAX_STEPS,
   MAX_STEPS_LIMIT,
-} from './turn/turn-input.js';
+} from '../common/turn-input.js';
 export type {
   AgentTurnInput,
   AgentTurnPartial,

@@ -6,17 +6,17 @@
  */
 import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { Context } from '@temporalio/activity';
-import { FailureClass, ObservedPhase, classify } from '../../policy/index.js';
-import type { Observation } from '../../policy/index.js';
+import { ObservedPhase } from '../../policy/index.js';
 import { attemptFailure, failureDetails } from './attempt-failure.js';
 import type { AttemptTimes } from './attempt-failure.js';
 import { cancellationOutcome } from '../cancellation.js';
 import { observeError } from './classify-error.js';
 import type { ObservedError } from './classify-error.js';
+import { answerFacts, definedOnly, refine, refusedRequest } from './answer-facts.js';
+import type { AnswerFacts } from './answer-facts.js';
 import { startHeartbeat } from '../heartbeat.js';
 import { markSending } from '../sending.js';
 import type {
-  AttemptFailureDetails,
   AttemptHeartbeat,
   ContinuationFacts,
   ModelRequestInput,
@@ -32,11 +32,11 @@ import {
 } from './file-downloads.js';
 import type { DownloadFile } from './file-downloads.js';
 import { forProvider, providerKeyOf } from './provider-bound.js';
-import type { ProviderRegistry, ResolvedModel } from '../providers/registry.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import { noPricing, resolveModel } from './resolve-model.js';
 import { requestSignal } from './request-signal.js';
 import { knownSearchAttributesReady } from '../search-attributes.js';
-import { successOf, unusableAnswer, usageOf } from './result.js';
+import { successOf, unusableAnswer } from './result.js';
 import {
   responseFormatOf,
   structuredAnswer,
@@ -50,7 +50,8 @@ import type { InFlightLimits, Release } from './in-flight.js';
 import { clearToSend } from './attempt-time.js';
 import { withoutRequestText } from '../scrub.js';
 import { embedAttempt } from './embed-request.js';
-import { continuationForm, continuationPrompt, continuedAnswer, StreamGate } from './continuation.js';
+import { continuationForm, continuationPrompt } from './continuation.js';
+import { continuedAnswer, StreamGate } from './stream-gate.js';
 import type { ContinuationForm } from './continuation.js';
 
 /** The header that joins both sides' logs: `<workflowId>/<modelCallId>`. */
@@ -284,29 +285,4 @@ export function createModelRequest(deps: ModelRequestDeps) {
       stopHeartbeat();
     }
   };
-}
-
-/** What a failed attempt that still answered (a 2xx) reports beside its class: it was billed, and how it ended. */
-type AnswerFacts = Partial<Pick<AttemptFailureDetails, 'usage' | 'finishReason' | 'mismatch'>>;
-
-function answerFacts(resolved: ResolvedModel, result: LanguageModelV4GenerateResult): AnswerFacts {
-  return { usage: usageOf(resolved, result), finishReason: result.finishReason.unified };
-}
-
-function definedOnly(o: AnswerFacts): AnswerFacts {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as AnswerFacts;
-}
-
-/** Whether a request was refused as a bad request (a 400 and the like) before any stream began. */
-function refusedRequest(resolved: ResolvedModel, error: unknown): boolean {
-  if (error instanceof StreamErrorPart) return false;
-  const { observation } = refine(resolved, error, observeError(error));
-  return observation.status === 400 && classify(observation) === FailureClass.BadRequest;
-}
-
-/** Lets the provider's adapter add what only its documented message patterns say. */
-function refine(resolved: ResolvedModel, error: unknown, observed: ObservedError): ObservedError {
-  if (resolved.refineObservation === undefined) return observed;
-  const observation: Observation = resolved.refineObservation(error, observed.observation);
-  return { observation, message: observed.message };
 }

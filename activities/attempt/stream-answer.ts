@@ -17,7 +17,7 @@ import { observeError, providerErrorOf } from './classify-error.js';
 import type { ObservedError } from './classify-error.js';
 import type { DeltaPublisher } from './delta-publisher.js';
 import { StreamContent } from './stream-content.js';
-import { StreamGate } from './continuation.js';
+import { StreamGate } from './stream-gate.js';
 import { toWire } from '../../common/request.js';
 import { STREAM_PART_TYPES } from '../../common/stream.js';
 import type { StreamPart } from '../../common/stream.js';

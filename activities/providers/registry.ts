@@ -4,103 +4,28 @@
  * activity input, result or failure). Every registry has the built-in `openai` and `anthropic` providers
  * (`BUILTIN_PROVIDERS`) unless its config replaces them.
  */
-import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import { PROVIDER_ADAPTERS } from './adapters.js';
 import { embeddingModelOf, noEmbeddings } from './embedding.js';
-import type { JsonSchemaMode, ProviderAdapter, ResponseReader } from './adapters.js';
 import {
   BUILTIN_PROVIDERS,
-  PROVIDER_NAME,
   ProvidersConfigError,
-  baseURLProblems,
   parseProvidersConfig,
   readProvidersFile,
 } from './config.js';
 import type { ProviderConfig, ProvidersConfig } from './config.js';
 import { pricingOf } from './models.js';
-import type { Pricing } from '../../policy/index.js';
-import { credentialFix, hasCredentials } from './credentials.js';
 import { createProviderFetch } from './transport.js';
 import { limitsOf } from './limits.js';
-import type { LimitsByKey } from '../../common/limits.js';
 import type { TransportOptions } from './transport.js';
+import { baseURLOf, headersFromEnv, readKey, refuseBadEnvBaseURLs } from './provider-env.js';
+import { MisconfiguredError, parseModelName } from './registry-types.js';
+import type { Env, ProviderRegistry, ResolvedModel } from './registry-types.js';
 
-/** The environment keys are read from. */
-export type Env = Readonly<Record<string, string | undefined>>;
+export { MisconfiguredError, parseModelName } from './registry-types.js';
+export type { Env, ProviderRegistry, ResolvedEmbeddingModel, ResolvedModel } from './registry-types.js';
 
 /** The variable naming the providers file. */
 export const PROVIDERS_FILE_ENV = 'MODEL_RETRY_PROVIDERS';
-
-/**
- * A model ready for requests. The registry of a providers file gives the same frozen object to every request with the
- * same settings (see `BuiltModels`): read it, do not change it.
- */
-export interface ResolvedModel extends ResponseReader {
-  /** The provider's name (`local`): the record's `provider`. */
-  provider: string;
-  /** The model part of the name (`fast`). */
-  modelId: string;
-  model: LanguageModelV4;
-  /** The credentials in use (key, credential headers): scrubbed from every message. */
-  secrets: readonly string[];
-  /** How the model takes a JSON Schema (`output.schema`). @default 'native' */
-  jsonSchemaMode?: JsonSchemaMode;
-  /** The model's `pricing` in the providers file, when it has one. */
-  pricing?: Pricing;
-  /** The model's `prefill: true` in the providers file: a cut stream is continued with a prefill. */
-  prefill?: true;
-}
-
-/** An embedding model ready for requests: as a {@link ResolvedModel}, with an AI SDK embedding model. */
-export interface ResolvedEmbeddingModel extends Pick<
-  ResolvedModel,
-  'provider' | 'modelId' | 'secrets' | 'pricing'
-> {
-  model: EmbeddingModelV4;
-  /** As `ResponseReader.refineObservation`: the provider's documented error patterns. */
-  refineObservation?: ResolvedModel['refineObservation'];
-}
-
-/** Resolves model names. Tests may inject their own (any model, any `LanguageModelV4`). */
-export interface ProviderRegistry {
-  /**
-   * The model for `provider:model`, with its key, base URL and headers read from the environment now.
-   * @throws MisconfiguredError for a malformed name, an unknown provider or a missing key variable.
-   */
-  resolve(model: string): ResolvedModel;
-  /**
-   * The embedding model for `provider:model` (`durableEmbeddingModel`), its key read as for `resolve`. Absent: the
-   * registry has no embedding models (their attempts are `Misconfigured`).
-   * @throws MisconfiguredError as `resolve`, and for a provider whose type has no embedding models.
-   */
-  resolveEmbedding?(model: string): ResolvedEmbeddingModel;
-  /** The provider names that resolve: the config's and the built-ins it did not replace. */
-  names(): string[];
-  /** Every model's `pricing`, by `provider:model` (what workflows learn through `modelRetryConfig`). */
-  pricing?(): Record<string, Pricing>;
-  /** The config of `provider` (its `health` settings and the like); absent in registries tests build by hand. */
-  configOf?(provider: string): ProviderConfig | undefined;
-  /** The config's limits by provider or backend (see `limitsOf`); none when absent. */
-  limits?(): LimitsByKey;
-}
-
-/** The worker cannot make the request: the attempt fails as `Misconfigured`. The message holds no secret. */
-export class MisconfiguredError extends Error {
-  override readonly name = 'MisconfiguredError';
-}
-
-/** Splits `provider:model` at its first `:` (the model part may hold more: `ollama:llama3:8b`). */
-export function parseModelName(name: string): { provider: string; modelId: string } {
-  const at = name.indexOf(':');
-  const provider = at < 0 ? '' : name.slice(0, at);
-  const modelId = at < 0 ? '' : name.slice(at + 1);
-  if (!PROVIDER_NAME.test(provider) || modelId.trim() === '') {
-    throw new MisconfiguredError(
-      `model name ${JSON.stringify(name)} is not \`provider:model\`: name it like "local:fast" (a configured provider, a colon, the model)`,
-    );
-  }
-  return { provider, modelId };
-}
 
 /** Options of {@link createProviderRegistry}. */
 export interface RegistryOptions {
@@ -113,85 +38,6 @@ export interface RegistryOptions {
    * (Node's fetch would give up after 300 s on headers and on bodies).
    */
   transport?: TransportOptions;
-}
-
-/** The key of `provider`, read from `env` now: `undefined` when the config names no variable and needs none. */
-function readKey(
-  provider: string,
-  config: ProviderConfig,
-  adapter: ProviderAdapter,
-  env: Env,
-): string | undefined {
-  const apiKeyEnv = config.apiKeyEnv ?? adapter.defaults?.apiKeyEnv;
-  if (apiKeyEnv === undefined) return undefined;
-  const apiKey = env[apiKeyEnv];
-  if (apiKey === undefined || apiKey.trim() === '') {
-    throw new MisconfiguredError(
-      `provider "${provider}" reads its key from ${apiKeyEnv}, which is empty or unset in the worker's environment: set it and restart the worker`,
-    );
-  }
-  return apiKey;
-}
-
-/** The base URL of `provider`: the config's, else the type's variable in `env` when set, else the type's default. */
-function baseURLOf(provider: string, config: ProviderConfig, adapter: ProviderAdapter, env: Env): string {
-  if (config.baseURL !== undefined) return config.baseURL;
-  const defaults = adapter.defaults;
-  if (defaults === undefined) {
-    throw new MisconfiguredError(`provider "${provider}" has no baseURL: set it in the providers file`);
-  }
-  const fromEnv = env[defaults.baseURLEnv]?.trim();
-  if (fromEnv === undefined || fromEnv === '') return defaults.baseURL;
-  if (URL.canParse(fromEnv) && hasCredentials(new URL(fromEnv))) {
-    throw new MisconfiguredError(
-      `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}, which holds a credential (a user:password@ or a ?key= query): remove it from the URL and ${credentialFix(provider)}`,
-    );
-  }
-  const [problem] = baseURLProblems(fromEnv, defaults.baseURLEnv);
-  if (problem !== undefined) {
-    throw new MisconfiguredError(
-      `provider "${provider}" takes its base URL from ${defaults.baseURLEnv}: ${problem} (or unset it)`,
-    );
-  }
-  return fromEnv;
-}
-
-/**
- * At start: a built-in type's base URL variable (`OPENAI_BASE_URL`) that holds a credential, is not an http(s)
- * URL, or names a port fetch refuses is refused now, as a providers file's `baseURL` is, so the worker does not
- * start instead of failing every attempt `Misconfigured`.
- */
-function refuseBadEnvBaseURLs(all: ProvidersConfig, env: Env): void {
-  const problems: string[] = [];
-  for (const [provider, config] of Object.entries(all)) {
-    const variable = PROVIDER_ADAPTERS[config.type].defaults?.baseURLEnv;
-    if (config.baseURL !== undefined || variable === undefined) continue;
-    const value = env[variable]?.trim();
-    if (value && URL.canParse(value) && hasCredentials(new URL(value))) {
-      problems.push(
-        `${variable} (the base URL of provider "${provider}") holds a credential (a user:password@ or a ?key= query): remove it from the URL and ${credentialFix(provider)}`,
-      );
-    } else if (value) {
-      // Not a URL, not http(s), or a port fetch refuses: every attempt would fail, so the worker does not start.
-      problems.push(...baseURLProblems(value, variable).map((p) => `${p} (or unset it)`));
-    }
-  }
-  if (problems.length > 0) throw new ProvidersConfigError('environment', [...new Set(problems)]);
-}
-
-/** The headers of `config.headersFromEnv`, read from `env` now. */
-function headersFromEnv(provider: string, config: ProviderConfig, env: Env): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [header, variable] of Object.entries(config.headersFromEnv ?? {})) {
-    const value = env[variable];
-    if (value === undefined || value.trim() === '') {
-      throw new MisconfiguredError(
-        `provider "${provider}" reads its ${header} header from ${variable}, which is empty or unset in the worker's environment: set it and restart the worker`,
-      );
-    }
-    headers[header] = value;
-  }
-  return headers;
 }
 
 /**

@@ -5,7 +5,7 @@ import { eventTypeName } from '../../client/history-format.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { hang } from '../../loopback/index.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { chaosFixture } from '../harness/chaos.js';
 import type { ChaosFixture } from '../harness/chaos.js';
 import { until } from '../harness/until.js';

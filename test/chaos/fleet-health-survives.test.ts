@@ -5,7 +5,7 @@ import { healthWorkflowId } from '../../common/health.js';
 import type { HealthSnapshot } from '../../common/health.js';
 import { ok, rateLimited } from '../../loopback/index.js';
 import { readCallHistory } from '../../client/history-reader.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { settle } from '../harness/settle.js';
 import { until } from '../harness/until.js';
 import type { WorkerProcess } from '../harness/processes.js';

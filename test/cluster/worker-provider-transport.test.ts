@@ -3,7 +3,7 @@ import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { ok } from '../../loopback/index.js';
 import type { Toxic } from '../harness/cluster/toxiproxy.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { useClusterFixture } from '../harness/cluster-fixture.js';
 import { settle } from '../harness/settle.js';
 import { useToxiproxy } from '../harness/toxiproxy.js';

@@ -6,10 +6,10 @@ import { readTurnHistory, startAgentTurn } from '../../client/agent-turn-client.
 import type { TurnHistory } from '../../client/agent-turn-client.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import type { agentTurnWorkflow } from '../../workflows/turn/agent-turn.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import type { AttemptRecord } from '../../common/call.js';
 import type { WireMessage } from '../../common/request.js';
-import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
+import { turnStatusQuery } from '../../common/queries.js';
 import type { AgentTurnInput, AgentTurnPartial, AgentTurnResult, TurnStatus } from '../../common/turn.js';
 import { expectNoSecrets, expectProviderSawSent } from './model-call.js';
 import type { ModelCallFixture } from './model-call.js';

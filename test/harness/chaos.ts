@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { readCallHistory } from '../../client/history-reader.js';
 import { startLoopbackProvider } from '../../loopback/index.js';
 import type { LoopbackProvider } from '../../loopback/index.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import type { AttemptRecord, ModelCallResult } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import { TEST_API_KEY, TEST_SECRETS, expectNoSecrets } from './model-call.js';

@@ -12,7 +12,7 @@ import { readCallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { startLoopbackProvider } from '../../loopback/index.js';
 import type { LoopbackProvider } from '../../loopback/index.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import type {
   AttemptRecord,
   ModelCallFailedDetails,

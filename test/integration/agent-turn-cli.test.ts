@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TurnOutcome } from '../../client/agent-turn-client.js';
 import { fail, ok, toolCall } from '../../loopback/index.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { runCli } from '../harness/cli.js';
 import { useFixture } from '../harness/fixture.js';
 

@@ -2,7 +2,7 @@ import { readCallHistory } from '../../client/history-reader.js';
 import { describe, expect, it } from 'vitest';
 import { fail, ok, slow, toolCall } from '../../loopback/index.js';
 import { ATTEMPT_COUNT, LAST_FAILURE_CLASS, STOP_REASON } from '../../common/search-attributes.js';
-import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
+import { turnStatusQuery } from '../../common/queries.js';
 import { finishTurn, runTurn, toolResults } from '../harness/agent-turn.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { subscribeCallStream } from '../../client/call-stream.js';

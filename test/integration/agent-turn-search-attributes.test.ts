@@ -11,7 +11,7 @@ import {
   MODELS_TRIED,
   STOP_REASON,
 } from '../../common/search-attributes.js';
-import { turnStatusQuery } from '../../workflows/turn/turn-state.js';
+import { turnStatusQuery } from '../../common/queries.js';
 import { runTurn } from '../harness/agent-turn.js';
 import { until } from '../harness/until.js';
 import type { TurnRun } from '../harness/agent-turn.js';

@@ -5,7 +5,7 @@ import { createActivities } from '../../activities/index.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { limitQueue } from '../../common/limits.js';
 import { hang, ok, toolCall } from '../../loopback/index.js';
-import { extendDeadlineUpdate } from '../../workflows/turn/turn-state.js';
+import { extendDeadlineUpdate } from '../../common/queries.js';
 import { finishTurn, runTurn } from '../harness/agent-turn.js';
 import { until } from '../harness/until.js';
 import { useFixture } from '../harness/fixture.js';

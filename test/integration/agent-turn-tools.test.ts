@@ -4,7 +4,7 @@ import type { Step } from '../../loopback/index.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { finishTurn, runTurn, toolResults } from '../harness/agent-turn.js';
 import { agentTurnWorkflow } from '../../workflows/turn/agent-turn.js';
-import { MAX_TURN_PAYLOAD_BYTES } from '../../workflows/turn/turn-input.js';
+import { MAX_TURN_PAYLOAD_BYTES } from '../../common/turn-input.js';
 import { useFixture } from '../harness/fixture.js';
 
 /** The messages of the provider request `n` (0-based) for model `id`. */

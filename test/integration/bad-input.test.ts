@@ -6,7 +6,7 @@ import type { CallOutcome } from '../../cli/call-outcome.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok } from '../../loopback/index.js';
-import { InvalidModelCallInputError } from '../../workflows/call/call-input.js';
+import { InvalidModelCallInputError } from '../../common/call-input/call-input.js';
 import { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import { runCli } from '../harness/cli.js';
 import { finishCall, runCall, story } from '../harness/model-call.js';

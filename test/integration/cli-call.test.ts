@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { readCallHistory } from '../../client/history-reader.js';
 import type { CallOutcome } from '../../cli/call-outcome.js';
 import { fail, ok } from '../../loopback/index.js';
-import { statusQuery } from '../../workflows/call/call-log.js';
+import { statusQuery } from '../../common/queries.js';
 import { runCli, spawnCli } from '../harness/cli.js';
 import { story, TEST_API_KEY } from '../harness/model-call.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';

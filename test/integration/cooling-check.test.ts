@@ -12,7 +12,7 @@ import { startModelCall } from '../../client/model-call-client.js';
 import { healthWorkflowId } from '../../common/health.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { ok, rateLimited, slow } from '../../loopback/index.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import { useFixture } from '../harness/fixture.js';
 import { finishCall, loopbackProviders } from '../harness/model-call.js';

@@ -5,7 +5,7 @@ import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import { describe, expect, it } from 'vitest';
 import { ok, slow } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { useFixture } from '../harness/fixture.js';
 import { until } from '../harness/until.js';
 

@@ -7,7 +7,7 @@ import { eventTypeName } from '../../client/history-format.js';
 import type { RunSummary } from '../../client/list-runs.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { fail, ok } from '../../loopback/index.js';
-import { statusQuery } from '../../workflows/call/call-log.js';
+import { statusQuery } from '../../common/queries.js';
 import protoPackage from '@temporalio/proto';
 import {
   ATTEMPT_COUNT,

@@ -6,7 +6,7 @@ import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import { hang, ok, slow } from '../../loopback/index.js';
 import type { RecordedRequest } from '../../loopback/record.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { useFixture } from '../harness/fixture.js';
 import { runCall, TEST_SECRETS } from '../harness/model-call.js';
 import { until } from '../harness/until.js';

@@ -7,7 +7,7 @@ import { useFixture } from '../harness/fixture.js';
 import { runCall } from '../harness/model-call.js';
 import { until } from '../harness/until.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery, statusQuery } from '../../common/queries.js';
 
 describe('ModelRetryClasses: the classes a call met, and `list --class`', () => {
   const { fx, worker } = useFixture();

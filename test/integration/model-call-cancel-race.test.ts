@@ -7,7 +7,7 @@ import { readCallHistory } from '../../client/history-reader.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import type { ModelCallInput } from '../../common/call.js';
-import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery, statusQuery } from '../../common/queries.js';
 import { expectNoSecrets, modelCallFixture } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { replayAll } from '../harness/replay.js';

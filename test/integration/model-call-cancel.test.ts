@@ -5,7 +5,7 @@ import { fail, hang, ok, slow } from '../../loopback/index.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { eventTypeName } from '../../client/history-format.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery, statusQuery } from '../../common/queries.js';
 import { finishCall } from '../harness/model-call.js';
 import { useFixture } from '../harness/fixture.js';
 import { until } from '../harness/until.js';

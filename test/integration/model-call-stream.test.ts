@@ -7,7 +7,7 @@ import { subscribeCallStream } from '../../client/call-stream.js';
 import type { CallStreamItem } from '../../client/call-stream.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import { eventTypeName } from '../../client/history-format.js';
-import { attemptsQuery, statusQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery, statusQuery } from '../../common/queries.js';
 import { finishCall } from '../harness/model-call.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { until as untilValue } from '../harness/until.js';

@@ -11,7 +11,7 @@ import { fetchDecodedHistory } from '../../client/decode-history.js';
 import { readCallHistory } from '../../client/history-reader.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { fail } from '../../loopback/index.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import { bundleAiSdkWorkflows } from '../harness/ai-sdk.js';

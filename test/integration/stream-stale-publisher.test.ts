@@ -9,7 +9,7 @@ import { subscribeCallStream } from '../../client/call-stream.js';
 import { StreamDeliveries } from '../../client/history-stream.js';
 import { DELTA_TOPIC } from '../../common/stream.js';
 import type { StreamDelta } from '../../common/stream.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { finishCall } from '../harness/model-call.js';
 import { useFixture } from '../harness/fixture.js';
 import { until } from '../harness/until.js';

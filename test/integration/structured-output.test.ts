@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { always, ok, toolCall } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { InvalidModelCallInputError } from '../../workflows/call/call-input.js';
+import { InvalidModelCallInputError } from '../../common/call-input/call-input.js';
 import { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { runCli } from '../harness/cli.js';

@@ -5,7 +5,7 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fail, ok, rateLimited } from '../../loopback/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import { createModelRetryWorker, workflowsPath } from '../../worker/worker.js';
 import { startTracing, tracingInterceptorsPath } from '../../worker/tracing.js';
 import type { Tracing } from '../../worker/tracing.js';

@@ -20,7 +20,7 @@ import type { LoopbackProvider } from '../../loopback/index.js';
 import { createModelRetryWorkers } from '../../worker/worker.js';
 import { openBenchContext } from '../harness/lab.js';
 import type { ModelRetryWorkers } from '../../worker/worker.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
 import type { AgentTurnInput } from '../../common/turn.js';
 import { REPLAY_SCENARIOS, scenarioWorkflowId } from './scenarios.js';

@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { fail, hang, malformed, ok, rateLimited, slow, toolCall } from '../../loopback/index.js';
 import type { LoopbackProvider, Step } from '../../loopback/index.js';
-import { statusQuery } from '../../workflows/call/call-log.js';
+import { statusQuery } from '../../common/queries.js';
 import type { StopReason } from '../../policy/index.js';
 import type { ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';

@@ -11,7 +11,7 @@ import type { CallHistory } from '../../client/history-reader.js';
 import { startModelCall } from '../../client/model-call-client.js';
 import type { RecordedRequest } from '../../loopback/index.js';
 import type { RetryPlan } from '../../policy/index.js';
-import { attemptsQuery } from '../../workflows/call/call-log.js';
+import { attemptsQuery } from '../../common/queries.js';
 import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallFixture } from '../harness/model-call.js';

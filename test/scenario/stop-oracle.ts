@@ -1,9 +1,9 @@
 import { budgetStop } from '../../policy/index.js';
 import type { BudgetOutlook } from '../../policy/index.js';
 import type { AttemptRecord } from '../../common/call.js';
-import { jsonBytes } from '../../workflows/turn/turn-input.js';
+import { jsonBytes } from '../../common/turn-input.js';
 import { estimateInputTokens } from '../../common/token-estimate.js';
-import { messagesOf } from '../../workflows/call/call-input.js';
+import { messagesOf } from '../../common/call-input/call-input.js';
 import { intendedAction } from './expected.js';
 import { requestOf } from './scenario.js';
 import type { Fault, Scenario } from './scenario.js';

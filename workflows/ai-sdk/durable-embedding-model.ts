@@ -9,9 +9,9 @@ import type { ModelCallFailedDetails, ModelCallInput, ModelCallResult } from '..
 import { base64ToVector, vectorWireBytes } from '../../common/embedding.js';
 import { toWire } from '../../common/request.js';
 import type { SpentBefore } from '../call/budget-watch.js';
-import { backendsOf } from '../call/call-input.js';
-import { checkEmbeddingChain } from '../call/call-embed.js';
-import { InvalidModelCallInputError } from '../call/input-error.js';
+import { backendsOf } from '../../common/call-input/call-input.js';
+import { checkEmbeddingChain } from '../../common/call-input/call-embed.js';
+import { InvalidModelCallInputError } from '../../common/input-error.js';
 import { inputFailure } from '../call/input-failure.js';
 import { callModel } from '../call/model-call.js';
 import { workerConfig } from '../call/worker-config.js';

@@ -16,7 +16,7 @@ import { INVALID_MODEL_CALL_INPUT, MODEL_CALL_FAILED } from '../../common/call.j
 import type { ModelCallFailedDetails } from '../../common/call.js';
 import type { SpentBefore } from '../call/budget-watch.js';
 import { callModel } from '../call/model-call.js';
-import { InvalidModelCallInputError } from '../call/input-error.js';
+import { InvalidModelCallInputError } from '../../common/input-error.js';
 import { inputFailure } from '../call/input-failure.js';
 import { convertRequest } from './prompt.js';
 import { generateResult, modelOf, providerOf, streamParts } from './result.js';

@@ -1,5 +1,6 @@
-import { defineQuery, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import type { AttemptRecord, CallStatus } from '../../common/call.js';
+import { attemptsQuery, statusQuery } from '../../common/queries.js';
 
 /**
  * The model calls of this workflow execution (module state is per workflow in Temporal's sandbox): their
@@ -40,11 +41,6 @@ export function openCallEntry(status: CallStatus): CallEntry {
 export function runAttempts(): AttemptRecord[] {
   return calls.flatMap((c) => c.records.map((r) => ({ ...r })));
 }
-
-/** Every attempt of every call of this run, in order. */
-export const attemptsQuery = defineQuery<AttemptRecord[]>('attempts');
-/** The latest call's status (undefined before the first call). */
-export const statusQuery = defineQuery<CallStatus | undefined>('status');
 
 /** Answers `attempts` and `status` from this workflow. `modelCallWorkflow` does it; a user's workflow may too. */
 export function registerModelCallQueries(): void {

@@ -18,7 +18,7 @@ import { iso } from '../../common/iso.js';
 import { Ledger } from '../../common/ledger/ledger.js';
 import { shareNotBefore } from '../../policy/shared-not-before.js';
 import { Corrections } from './call-repair.js';
-import { jsonBytes } from '../turn/turn-input.js';
+import { jsonBytes } from '../../common/turn-input.js';
 import { DeliveredText } from './call-continuation.js';
 
 export type { CallSetup, Ended } from './call-setup.js';

@@ -7,7 +7,7 @@ import type { AttemptOutcome } from './attempt-outcome.js';
 import type { CallStream } from './call-stream.js';
 import type { HistoryWatch } from './history-watch.js';
 import type { BudgetWatch } from './budget-watch.js';
-import type { CheckedOutput } from './call-output.js';
+import type { CheckedOutput } from '../../common/call-input/call-output.js';
 
 /** How an attempt's activity ended, before anything is recorded or decided. */
 export type Ended =

@@ -1,7 +1,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { ATTEMPT_ROOM_BYTES, TEMPORAL_LIMITS, historyGrowth } from '../../policy/index.js';
 import type { HistorySize, RunOutlook } from '../../policy/index.js';
-import { inlineBytes } from './inline-bytes.js';
+import { inlineBytes } from '../../common/inline-bytes.js';
 
 /**
  * What a call knows of its run's history before each decision (for the `history-limit` stop): the history's

@@ -14,13 +14,17 @@ import { CallStream } from './call-stream.js';
 import type { StreamConfig } from '../../common/stream.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../policy/shared-not-before.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
-import { checkCallInput, checkOnCutPlan, InvalidModelCallInputError } from './call-input.js';
-import type { CheckedOutput } from './call-output.js';
+import {
+  checkCallInput,
+  checkOnCutPlan,
+  InvalidModelCallInputError,
+} from '../../common/call-input/call-input.js';
+import type { CheckedOutput } from '../../common/call-input/call-output.js';
 import { HistoryWatch } from './history-watch.js';
 import { watchBudget } from './budget-watch.js';
 import type { SpentBefore } from './budget-watch.js';
 import { askWorkerConfig, noteWorkerConfig, workerConfigAnswered } from './worker-config.js';
-import { jsonBytes } from '../turn/turn-input.js';
+import { jsonBytes } from '../../common/turn-input.js';
 import { objectBytes } from '../turn/conversation-bytes.js';
 import { estimateInputTokens } from '../../common/token-estimate.js';
 import { providerBoundProblem } from '../../common/provider-bound.js';

@@ -2,7 +2,7 @@ import { PLAN_DEFAULTS, worstCase } from '../../policy/index.js';
 import type { Pricing, RetryPlan } from '../../policy/index.js';
 import type { RerunRequest } from '../../common/rerun-input.js';
 import { estimateInputTokens } from '../../common/token-estimate.js';
-import { jsonBytes } from '../turn/turn-input.js';
+import { jsonBytes } from '../../common/turn-input.js';
 
 /**
  * A rerun's `budgetUsd` over all its child calls. A request's children start only when what was spent, plus what

@@ -1,6 +1,6 @@
 import type { WorkerConfig } from '../../common/worker-config.js';
 import type { RerunAnswer, RerunReport } from '../../common/rerun.js';
-import { jsonBytes } from '../turn/turn-input.js';
+import { jsonBytes } from '../../common/turn-input.js';
 import { MAX_OUTCOME_BYTES, outcomeTooLarge } from '../turn/turn-size.js';
 
 /** What a cut answer keeps of its text: enough to recognise it. */

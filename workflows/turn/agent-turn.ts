@@ -14,7 +14,7 @@ import {
   turnMessages,
   turnPlan,
   validateTurnInput,
-} from './turn-input.js';
+} from '../../common/turn-input.js';
 import { TurnState } from './turn-state.js';
 import { MAX_OUTCOME_BYTES, outcomeTooLarge } from './turn-size.js';
 import { CONTINUE_AS_NEW, TurnSteps } from './turn-steps.js';

@@ -1,4 +1,4 @@
-import { jsonBytes } from './turn-input.js';
+import { jsonBytes } from '../../common/turn-input.js';
 
 /**
  * The UTF-8 JSON bytes of an object whose members' values measure `parts` (name, bytes), in that order: what

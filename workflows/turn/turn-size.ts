@@ -2,11 +2,11 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { TEMPORAL_LIMITS } from '../../policy/index.js';
 import { DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES } from '../../common/worker-config.js';
 import type { WorkerConfig } from '../../common/worker-config.js';
-import { inlineBytes } from '../call/inline-bytes.js';
+import { inlineBytes } from '../../common/inline-bytes.js';
 import type { ModelCallFailedDetails } from '../../common/call.js';
 import type { AgentTurnPartial, TurnOmitted, TurnStep } from '../../common/turn.js';
 import { workerConfigAnswered } from '../call/worker-config.js';
-import { jsonBytes } from './turn-input.js';
+import { jsonBytes } from '../../common/turn-input.js';
 
 /**
  * The most UTF-8 JSON a turn's outcome may be, its result or its failure (message and details): Temporal's

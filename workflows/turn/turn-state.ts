@@ -1,27 +1,18 @@
-import { defineQuery, defineUpdate, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { MAX_PLAN_MS, parseIsoInstant } from '../../policy/index.js';
 import type { ResolvedPlan, Spent, StopReason } from '../../policy/index.js';
 import type { Usage } from '../../common/attempt.js';
 import type { WireMessage } from '../../common/request.js';
-import { textOfMessage } from '../../common/messages.js';
+import { textOfMessage } from '../../common/assistant-message.js';
 import type { TurnToolDefinition } from '../../common/tools.js';
-import { attemptsQuery } from '../call/call-log.js';
+import { attemptsQuery, turnStatusQuery, extendDeadlineUpdate } from '../../common/queries.js';
+import type { ExtendDeadlineRequest } from '../../common/queries.js';
 import { billedTotals } from '../../common/ledger/billed.js';
 import { iso } from '../../common/iso.js';
 import type { AttemptRecord, CallStatus, LastDecision } from '../../common/call.js';
 import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 import type { SpentBefore } from '../call/budget-watch.js';
 import type { AgentTurnPartial, TurnCarry, TurnStatus, TurnStep } from '../../common/turn.js';
-
-/** What a host may pass to `extendDeadline`: a new absolute deadline, or an extension of the current one. */
-export type ExtendDeadlineRequest = { deadline: string } | { byMs: number };
-
-/** Moves the turn's deadline later (never earlier); answers the new deadline (ISO). */
-export const extendDeadlineUpdate = defineUpdate<{ deadline: string }, [ExtendDeadlineRequest]>(
-  'extendDeadline',
-);
-/** The turn's status: step, phase (model call, waiting, tools), backend, waiting until when, deadline. */
-export const turnStatusQuery = defineQuery<TurnStatus>('status');
 
 /**
  * Everything a turn knows while it runs: the conversation, the steps with their attempt records, the plan its

@@ -5,15 +5,15 @@ import {
   CONTINUE_INSTRUCTION,
   MIN_OVERLAP,
   OVERLAP_WINDOW,
-  StreamGate,
   asksForThinking,
   continuationForm,
   continuationPrompt,
-  continuedAnswer,
   overlapToTrim,
   splitForPrefill,
 } from '../../../activities/attempt/continuation.js';
-import type { ContinuationForm, GateOptions } from '../../../activities/attempt/continuation.js';
+import type { ContinuationForm } from '../../../activities/attempt/continuation.js';
+import { StreamGate, continuedAnswer } from '../../../activities/attempt/stream-gate.js';
+import type { GateOptions } from '../../../activities/attempt/stream-gate.js';
 import { ProvidersConfigError, parseProvidersConfig } from '../../../activities/providers/config.js';
 import { createProviderRegistry } from '../../../activities/providers/registry.js';
 

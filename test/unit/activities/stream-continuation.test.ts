@@ -4,7 +4,7 @@ import { CONTINUE_INSTRUCTION } from '../../../activities/attempt/continuation.j
 import { createModelRequest } from '../../../activities/attempt/model-request.js';
 import type { DeltaPublisher } from '../../../activities/attempt/delta-publisher.js';
 import { decodeRequest } from '../../../activities/attempt/prompt.js';
-import { StreamGate } from '../../../activities/attempt/continuation.js';
+import { StreamGate } from '../../../activities/attempt/stream-gate.js';
 import { streamAnswer } from '../../../activities/attempt/stream-answer.js';
 import { createProviderRegistry } from '../../../activities/providers/registry.js';
 import type { ProviderRegistry } from '../../../activities/providers/registry.js';

@@ -1,7 +1,7 @@
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { convertRequest } from '../../../workflows/ai-sdk/prompt.js';
-import { checkCallInput } from '../../../workflows/call/call-input.js';
+import { checkCallInput } from '../../../common/call-input/call-input.js';
 
 const user = (text: string) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] });
 const request = (more: Partial<LanguageModelV4CallOptions> = {}): LanguageModelV4CallOptions => ({

@@ -7,7 +7,7 @@ import { ExternalStorage, StorageDriverClaim, defaultDataConverter } from '@temp
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEMPORAL_PAYLOAD_LIMIT_BYTES, encodedPayloadSize } from '../../../payloads/payload-size.js';
 import { ATTEMPT_ROOM_BYTES, checkCallSize } from '../../../client/call-size.js';
-import { InvalidModelCallInputError } from '../../../workflows/call/call-input.js';
+import { InvalidModelCallInputError } from '../../../common/call-input/call-input.js';
 import { createDataConverter } from '../../../payloads/data-converter.js';
 import { FolderPayloadStore } from '../../../payloads/payload-store.js';
 

@@ -7,7 +7,7 @@ import { recordedRequests } from '../../../client/rerun-requests.js';
 import type { ModelRequestInput, ModelRequestResult } from '../../../common/attempt.js';
 import { rerunCallInput } from '../../../common/rerun-call.js';
 import type { WireRequest } from '../../../common/request.js';
-import { checkCallInput } from '../../../workflows/call/call-input.js';
+import { checkCallInput } from '../../../common/call-input/call-input.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 

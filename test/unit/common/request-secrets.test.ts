@@ -7,7 +7,7 @@ import {
   checkProviderOptions,
   checkUrlUserinfo,
 } from '../../../common/request-secrets.js';
-import { checkCallInput } from '../../../workflows/call/call-input.js';
+import { checkCallInput } from '../../../common/call-input/call-input.js';
 
 /** The refusal `run` throws: its field, and its message. */
 function refusal(run: () => void): { field: string; message: string } {

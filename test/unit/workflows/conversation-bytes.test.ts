@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonBytes } from '../../../workflows/turn/turn-input.js';
+import { jsonBytes } from '../../../common/turn-input.js';
 import { ConversationBytes, objectBytes } from '../../../workflows/turn/conversation-bytes.js';
 
 /** Messages as a conversation holds them, with text that takes 1 to 4 UTF-8 bytes a character. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelCallFailedDetails } from '../../../common/call.js';
 import type { AgentTurnPartial, TurnStep } from '../../../common/turn.js';
-import { jsonBytes } from '../../../workflows/turn/turn-input.js';
+import { jsonBytes } from '../../../common/turn-input.js';
 import { MAX_OUTCOME_BYTES, outcomeTooLarge, turnFailure } from '../../../workflows/turn/turn-size.js';
 
 const step = (n: number, text: string): TurnStep => ({

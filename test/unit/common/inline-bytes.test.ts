@@ -7,7 +7,7 @@ import { AesGcmCodec } from '../../../payloads/aes-gcm-codec.js';
 import { ClaimCheckCodec } from '../../../payloads/claim-check-codec.js';
 import { payloadBytes } from '../../../payloads/payload-size.js';
 import { FolderPayloadStore } from '../../../payloads/payload-store.js';
-import { inlineBytes } from '../../../workflows/call/inline-bytes.js';
+import { inlineBytes } from '../../../common/inline-bytes.js';
 import { key } from '../payloads/helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'model-retry-inline-'));

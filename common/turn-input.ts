@@ -1,15 +1,15 @@
-import { validatePlan } from '../../policy/index.js';
-import type { PlanContext, ResolvedPlan } from '../../policy/index.js';
+import { validatePlan } from '../policy/index.js';
+import type { PlanContext, ResolvedPlan } from '../policy/index.js';
 import {
   checkOnCutPlan,
   InvalidModelCallInputError,
   messagesOf,
   streamOf,
   validateCallInput,
-} from '../call/call-input.js';
-import type { CallInputChecks } from '../call/call-input.js';
-import { utf8Length } from '../call/inline-bytes.js';
-import type { AgentTurnInput } from '../../common/turn.js';
+} from './call-input/call-input.js';
+import type { CallInputChecks } from './call-input/call-input.js';
+import { utf8Length } from './inline-bytes.js';
+import type { AgentTurnInput } from './turn.js';
 
 /** A turn input that cannot be run; the message names the field and the fix. */
 export class InvalidAgentTurnInputError extends Error {

@@ -8,7 +8,7 @@ import {
   plainTools,
   toolsOf,
   validateCallInput,
-} from '../../../workflows/call/call-input.js';
+} from '../../../common/call-input/call-input.js';
 
 const CITY = {
   type: 'object' as const,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkOnCutPlan, streamOf, validateCallInput } from '../../../workflows/call/call-input.js';
+import { checkOnCutPlan, streamOf, validateCallInput } from '../../../common/call-input/call-input.js';
 import { checkModelCall } from '../../../client/model-call-client.js';
 import { checkAgentTurn } from '../../../client/agent-turn-client.js';
-import { validateTurnInput } from '../../../workflows/turn/turn-input.js';
+import { validateTurnInput } from '../../../common/turn-input.js';
 import { StreamedText } from '../../../client/call-stream.js';
 import type { CallStreamItem } from '../../../client/call-stream.js';
 

@@ -1,7 +1,7 @@
-import type { ModelCallInput } from '../../common/call.js';
-import { toWire } from '../../common/request.js';
-import type { WireTool } from '../../common/request.js';
-import { InvalidModelCallInputError } from './input-error.js';
+import type { ModelCallInput } from '../call.js';
+import { toWire } from '../request.js';
+import type { WireTool } from '../request.js';
+import { InvalidModelCallInputError } from '../input-error.js';
 
 /** What OpenAI and Anthropic accept as a tool name. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

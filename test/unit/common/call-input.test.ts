@@ -6,7 +6,7 @@ import {
   checkCallInput,
   messagesOf,
   validateCallInput,
-} from '../../../workflows/call/call-input.js';
+} from '../../../common/call-input/call-input.js';
 import { checkModelCall } from '../../../client/model-call-client.js';
 import { InvalidRetryPlanError } from '../../../policy/index.js';
 import { conversationArb, plainArb } from '../../harness/message-arbitraries.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallState, Decision } from '../../../policy/index.js';
 import { initialState } from '../../../policy/index.js';
 import type { WireMessage } from '../../../common/request.js';
-import { outputOf, validateCallInput } from '../../../workflows/call/call-input.js';
+import { outputOf, validateCallInput } from '../../../common/call-input/call-input.js';
 import { Corrections, correctionOf } from '../../../workflows/call/call-repair.js';
 
 const SCHEMA = { type: 'object' };

@@ -8,7 +8,7 @@ import {
   jsonBytes,
   turnMessages,
   turnPlan,
-} from '../../../workflows/turn/turn-input.js';
+} from '../../../common/turn-input.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../../policy/shared-not-before.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');

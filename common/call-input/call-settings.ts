@@ -1,5 +1,5 @@
-import type { ModelSettings } from '../../common/attempt.js';
-import { InvalidModelCallInputError } from './input-error.js';
+import type { ModelSettings } from '../attempt.js';
+import { InvalidModelCallInputError } from '../input-error.js';
 
 /** The fields of `settings`, each passed through to the provider as the AI SDK names it. */
 export const SETTINGS_FIELDS = [

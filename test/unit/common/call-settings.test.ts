@@ -6,8 +6,8 @@ import {
   checkCallInput,
   checkSettings,
   validateCallInput,
-} from '../../../workflows/call/call-input.js';
-import { InvalidAgentTurnInputError } from '../../../workflows/turn/turn-input.js';
+} from '../../../common/call-input/call-input.js';
+import { InvalidAgentTurnInputError } from '../../../common/turn-input.js';
 
 const call = (settings: unknown) => ({ model: 'local:m', prompt: 'hi', settings });
 

@@ -1,6 +1,6 @@
-import type { ModelCallInput } from '../../common/call.js';
+import type { ModelCallInput } from '../call.js';
 import { DEFAULT_REPAIRS, MAX_REPAIRS } from '../../policy/index.js';
-import { InvalidModelCallInputError } from './input-error.js';
+import { InvalidModelCallInputError } from '../input-error.js';
 
 const OUTPUT_KEYS = ['schema', 'repairs'];
 

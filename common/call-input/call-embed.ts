@@ -2,13 +2,13 @@
  * An embedding call's input (`ModelCallInput.embed`), checked: the texts to embed and nothing of a conversation,
  * a chain of backends of one embedding model, and the request every attempt sends (`prompt: []`, `embed`).
  */
-import type { ModelCallInput } from '../../common/call.js';
-import { REQUEST_SPEC } from '../../common/request.js';
-import type { WireEmbed, WireRequest } from '../../common/request.js';
-import { checkHeaders, checkProviderOptions, checkUrlUserinfo } from '../../common/request-secrets.js';
-import type { AllowHeaders } from '../../common/request-secrets.js';
+import type { ModelCallInput } from '../call.js';
+import { REQUEST_SPEC } from '../request.js';
+import type { WireEmbed, WireRequest } from '../request.js';
+import { checkHeaders, checkProviderOptions, checkUrlUserinfo } from '../request-secrets.js';
+import type { AllowHeaders } from '../request-secrets.js';
 import { budgetProblems } from '../../policy/index.js';
-import { InvalidModelCallInputError } from './input-error.js';
+import { InvalidModelCallInputError } from '../input-error.js';
 
 /** The fields of a call that an embedding call may not carry: each belongs to a conversation. */
 export const NOT_WITH_EMBED = [

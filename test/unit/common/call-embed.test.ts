@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkCallInput } from '../../../workflows/call/call-input.js';
-import { checkEmbeddingChain } from '../../../workflows/call/call-embed.js';
+import { checkCallInput } from '../../../common/call-input/call-input.js';
+import { checkEmbeddingChain } from '../../../common/call-input/call-embed.js';
 import { estimateInputTokens } from '../../../common/token-estimate.js';
 import { requestTexts } from '../../../activities/attempt/prompt.js';
 

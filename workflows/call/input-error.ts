@@ -1,1 +1,0 @@
-export { InvalidModelCallInputError } from '../../common/input-error.js';
