@@ -16,7 +16,7 @@ import type { Benchmark } from './lib/benchmark.js';
 /**
  * Every benchmark of `npm run bench`, in the order they run and appear in BENCHMARKS.md. A new one is a folder
  * `bench/<name>/` (its `index.ts` and its parts; the lab it measures in is test/harness), one more entry here
- * and a method section in BENCHMARKS.md.
+ * and a method section in BENCHMARKS.md; one with a goal also needs a row in `bench/lib/doc-goals.ts`.
  */
 export const BENCHMARKS: readonly Benchmark[] = [
   actions,

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark (or those named) on ONE Temporal dev server, with the workflow bundle built
  * once and one loopback provider. Each prints its tables and writes `bench/results/<name>.json` and `.md`;
- * a full run then rewrites the figures section of BENCHMARKS.md. `--quick` is the smoke-test size.
+ * a full run then rewrites the two generated sections of BENCHMARKS.md (goals and figures). `--quick` is the
+ * smoke-test size.
  */
 import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';

@@ -170,7 +170,7 @@ function mainWorker(options: ModelRetryWorkerOptions, base: LimitWorkerBase): Pr
 /**
  * At start, asks the namespace whether model-retry's search attributes are registered. If not (or if the
  * worker may not ask), it warns with the command that registers them and starts anyway: calls work without
- * them (our workflows then skip setting them, see `workflows/call-stop.ts`), and a user's namespace may be one
+ * them (our workflows then skip setting them, see `workflows/call/call-stop.ts`), and a user's namespace may be one
  * the worker has no operator rights on. The answer also primes the `searchAttributesReady` activity.
  */
 export async function checkWorkerSearchAttributes(

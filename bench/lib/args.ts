@@ -7,7 +7,7 @@ export interface BenchArgs {
   size: BenchSize;
   /** Where results go. @default bench/results (full size), a temp folder (quick) */
   out?: string;
-  /** Rewrite the figures section of BENCHMARKS.md afterwards (full size into bench/results only). */
+  /** Rewrite the goals and figures sections of BENCHMARKS.md afterwards (full size into bench/results only). */
   doc: boolean;
   /** More arguments for the dev server the run starts (`--server-arg`, repeatable). */
   serverArgs: string[];
