@@ -4,7 +4,7 @@
  * that both sides read a schema the same way.
  *
  * Node side only: it imports ajv, which compiles validators with `new Function`. Workflow code never imports it
- * (it checks the shape of `output` in `workflows/call/call-output.ts`; an uncompilable schema that reaches a
+ * (it checks the shape of `output` in `common/call-input/call-output.ts`; an uncompilable schema that reaches a
  * workflow anyway fails its first attempt as `BadRequest`).
  */
 import { Ajv } from 'ajv';

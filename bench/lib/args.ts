@@ -24,7 +24,7 @@ export const BENCH_USAGE = `usage: npm run bench -- [NAME ...] [--quick] [--out 
   NAME            run only these benchmarks (default: all, in order; --list names them)
   --quick         a smoke-test size that runs in seconds; results go to a temp folder unless --out
   --out DIR       write <name>.json and <name>.md there (default: bench/results)
-  --no-doc        do not rewrite the figures section of BENCHMARKS.md
+  --no-doc        do not rewrite the goals and figures sections of BENCHMARKS.md
   --server-arg A  pass A to \`temporal server start-dev\` (e.g. --server-arg=--dynamic-config-value
                   --server-arg=history.timerProcessorMaxTimeShift="1s")`;
 
