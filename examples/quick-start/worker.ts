@@ -9,7 +9,7 @@ const worker = await Worker.create({
   connection,
   taskQueue: 'quick-start',
   workflowsPath: fileURLToPath(new URL('./workflows.ts', import.meta.url)),
-  // model-retry's activities and data converter; provider keys (OPENAI_API_KEY, ...) are read here only.
+  // model-retry's activities (and its data converter, given `payloads`); provider keys are read here only.
   plugins: [new ModelRetryPlugin()],
 });
 await worker.run();
