@@ -47,8 +47,9 @@ export function checkSummary(model: string, waitMs: number, failed: AttemptRecor
  * action checked against policy's own list of actions. `undefined` for any other text (another timer's summary).
  */
 export function readWaitSummary(summary: string): NamedDecision | undefined {
-  if (!summary.endsWith(')')) return undefined;
-  const words = summary.slice(summary.lastIndexOf('(') + 1, -1).split(' ');
+  const open = summary.lastIndexOf('(');
+  if (open < 0 || !summary.endsWith(')')) return undefined;
+  const words = summary.slice(open + 1, -1).split(' ');
   const [modelCallId, action] = words;
   if (words.length > 2 || modelCallId === undefined || !MODEL_CALL_ID.test(modelCallId)) return undefined;
   if (action === undefined) return { modelCallId };

@@ -42,6 +42,7 @@ describe('the summary of a wait', () => {
     ['a tag that is not an attempt', 'retry in 30 ms (later)'],
     ['a tag of three words', 'retry in 30 ms (c1.1 advance now)'],
     ['no tag', 'retry in 30 ms'],
+    ['a closing bracket with no opening one', 'c1.1 drop)'],
   ])('reads nothing from %s', (_what, summary) => {
     expect(readWaitSummary(summary)).toBeUndefined();
   });
