@@ -6,6 +6,7 @@ import type { WorkerPlugin } from '@temporalio/worker';
 import { createModelRetryWorkers } from '../../worker/worker.js';
 import type { ModelRetryWorkers } from '../../worker/limit-workers.js';
 import { readHealth } from '../../activities/health/read.js';
+import { atTime } from '../../policy/index.js';
 import { MAX_MESSAGE_CHARS } from '../../activities/scrub.js';
 import { HEALTH_CLAIM_SIGNAL, healthWorkflowId } from '../../common/health.js';
 import type { HealthSnapshot } from '../../common/health.js';
@@ -126,6 +127,16 @@ describe('the fleet-health check before sending', () => {
   const start = (input: ModelCallInput) => startModelCall(fx.temporal.client, input, { taskQueue });
   const run = async (input: ModelCallInput) => finishCall(fx, await start(input));
 
+  /**
+   * Past its open time with the probe free: the next attempt claims it. Read through `atTime`, since the health
+   * workflow's own timer turns an `open` past its `until` into `half-open` moments later, and a poll may see
+   * either.
+   */
+  const probeFree = (s: HealthSnapshot): boolean => {
+    const b = atTime(s.breaker, Date.now());
+    return b.phase === 'half-open' && b.probe === undefined;
+  };
+
   async function untilHealth(
     backend: string,
     ok: (s: HealthSnapshot) => boolean,
@@ -189,7 +200,7 @@ describe('the fleet-health check before sending', () => {
     const first = await run({ model: [c.name, y.name], prompt: 'hi', retry: { waits: [10] } });
     expect(first.result?.output.text).toBe('from the other');
     // Past its 1 s cool-down the probe is free: the next attempt asks for it, and the claim is refused.
-    await untilHealth(c.name, (s) => s.breaker.phase === 'open' && (s.breaker.until ?? 0) < Date.now());
+    await untilHealth(c.name, probeFree);
     refuseClaims = true;
     try {
       const second = await run({ model: [c.name, y.name], prompt: 'hi', retry: { waits: [10] } });
@@ -216,7 +227,7 @@ describe('the fleet-health check before sending', () => {
     // A retry-after of 1 s opens it for the fleet; past it, the next attempt claims the probe.
     const first = await run({ model: m.name, prompt: 'hi', retry: { maxAttempts: 1 } });
     expect(first.records.map((r) => r.failure?.class)).toEqual(['RateLimited']);
-    await untilHealth(m.name, (s) => s.breaker.phase === 'open' && (s.breaker.until ?? 0) < Date.now());
+    await untilHealth(m.name, probeFree);
     let release: (v?: unknown) => void = () => undefined;
     holdClaims = new Promise((r) => (release = r));
     const held = claimsHeld;
@@ -254,7 +265,7 @@ describe('the fleet-health check before sending', () => {
     fx.lp.script(busy.id, [{ ...hang(), repeat: true }]);
     const first = await run({ model: m.name, prompt: 'hi', retry: { maxAttempts: 1 } });
     expect(first.records.map((r) => r.failure?.class)).toEqual(['RateLimited']);
-    await untilHealth(m.name, (s) => s.breaker.phase === 'open' && (s.breaker.until ?? 0) < Date.now());
+    await untilHealth(m.name, probeFree);
     // Another backend of the provider takes the worker's one slot and keeps it.
     const holder = await start({ model: busy.name, prompt: 'hi', retry: { maxAttempts: 1 } });
     await until('the slot taken', async () => (fx.lp.requestCount(busy.id) >= 1 ? true : undefined));
