@@ -1,5 +1,6 @@
 import type { Pricing } from '../policy/index.js';
 import type { LimitsByKey } from './limits.js';
+import type { TenantsConfig } from './tenants.js';
 
 /** Strings longer than this (UTF-8 bytes) go to the payload store unless the worker says otherwise. */
 export const DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES = 2048;
@@ -62,6 +63,18 @@ export interface WorkerConfig {
    * })`): a call with one is not refused, and the header, its value included, is written into the history.
    */
   allowHeaders?: string[];
+  /**
+   * The worker's tenants file (`createActivities({ tenants })`, `MODEL_RETRY_TENANTS`): each tenant's envelope and
+   * fairness weight, `*` for the rest. A call of a tenant under a token or cost envelope is checked against it at
+   * start (every backend needs an output bound, a cost envelope a price), and its attempts carry the tenant's
+   * weight. Absent: the worker has no tenants file.
+   */
+  tenants?: TenantsConfig;
+  /**
+   * Each model's output limit (`maxOutputTokens` of its entry in the providers file), by `provider:model`: the
+   * bound an attempt without its own `maxOutputTokens` reserves against its tenant's envelope.
+   */
+  outputLimits?: Record<string, number>;
 }
 
 /** The local activity that answers it (types only cross into the sandbox). */
