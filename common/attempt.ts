@@ -244,6 +244,11 @@ export interface AttemptFailureDetails {
   mismatch?: SchemaMismatchFacts;
   /** An attempt that continued a cut stream: how it asked (it may have been cut again). */
   continuation?: ContinuationFacts;
+  /**
+   * Nothing was sent: the call's tenant has no room left in its envelope for this attempt (the message names the
+   * envelope and when it renews). The call stops `budget`.
+   */
+  overEnvelope?: true;
 }
 
 /**

@@ -112,6 +112,8 @@ export function decide(
   if (resolved === undefined) {
     return stopWith(next, 'stream-interrupted', 'StreamInterrupted: the stream already reached its caller');
   }
+  // Nothing was sent and nothing will fit before the tenant's envelope renews: no action applies.
+  if (failure.overEnvelope !== undefined) return stopWith(next, 'budget', failure.overEnvelope);
   const repairs = run.repairs ?? DEFAULT_REPAIRS;
   const asked = `${failure.class}: ${resolved.action} (${resolved.source === 'default' ? 'default table' : resolved.source})`;
   // A backend out of repairs is dropped: decided before the drop rule, which then applies to it.

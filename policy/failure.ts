@@ -11,6 +11,11 @@ export interface Failure {
   retryAfterMs?: number;
   /** The action named by an `x-should-retry` header, when it sent one. */
   shouldRetry?: 'retry-same' | 'drop';
+  /**
+   * Nothing was sent: the call's tenant has no room left in its envelope (what it says, naming the envelope and
+   * when it renews). The call stops `budget`, whatever the class's action.
+   */
+  overEnvelope?: string;
 }
 
 /** A retry-after stated in the error body: whole, non-negative milliseconds, else none. */

@@ -107,6 +107,34 @@ export {
 } from './budget.js';
 export type { AddedInput, Budget, BudgetAttempt, BudgetOutlook, Pricing, Spent } from './budget.js';
 export { budgetProblems, pricingProblems } from './budget-fields.js';
+export {
+  envelopeView,
+  grantLease,
+  initialLedger,
+  limitsSpend,
+  nextPeriodStart,
+  NO_AMOUNT,
+  periodStartOf,
+  renewsAt,
+  resetLedger,
+  rollover,
+  sameEnvelope,
+  setEnvelope,
+  settle,
+  usedOf,
+} from './envelope.js';
+export type {
+  Amount,
+  Disagreement,
+  Lease,
+  LeaseAnswer,
+  LeaseRequest,
+  Settlement,
+  SpendEntry,
+  TenantEnvelope,
+  TenantLedgerState,
+  TenantPeriod,
+} from './envelope.js';
 export type { FieldProblem } from './budget-fields.js';
 export {
   DEFAULT_BREAKER,

@@ -30,6 +30,8 @@ export interface FailedAttemptFacts {
    * class, and the plan decides as for any other failure (the next attempt continues the delivered text).
    */
   continueOnCut?: boolean;
+  /** Nothing was sent: the tenant's envelope has no room for the attempt (see `Failure.overEnvelope`). */
+  overEnvelope?: boolean;
 }
 
 /**
@@ -57,6 +59,7 @@ export function failedAttempt(facts: FailedAttemptFacts): { failure: Failure; re
   const failure: Failure = { class: facts.class };
   if (facts.retryAfterMs !== undefined) failure.retryAfterMs = facts.retryAfterMs;
   if (facts.shouldRetry !== undefined) failure.shouldRetry = facts.shouldRetry;
+  if (facts.overEnvelope === true) failure.overEnvelope = facts.message;
   return {
     failure,
     record: {
@@ -80,6 +83,7 @@ export function raisedFacts(
     retryAfterMs?: number;
     shouldRetry?: 'retry-same' | 'drop';
     message?: string;
+    overEnvelope?: boolean;
   },
   fallbackMessage: string,
 ): FailedAttemptFacts {
@@ -90,6 +94,7 @@ export function raisedFacts(
       code: details.code,
       retryAfterMs: details.retryAfterMs,
       shouldRetry: details.shouldRetry,
+      overEnvelope: details.overEnvelope === true ? true : undefined,
     }),
     message: details.message ?? fallbackMessage,
   };
