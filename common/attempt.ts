@@ -145,6 +145,8 @@ export interface ModelRequestInput {
    * (naming `pricing`) before any request is sent.
    */
   costBudget?: true;
+  /** The call's tenant: its attempts reserve against the tenant's envelope (the worker's tenants file). */
+  tenant?: string;
 }
 
 /** What an attempt continues (`ModelRequestInput.continuation`). */

@@ -11,7 +11,8 @@ import type { WireMessage, WireRequest } from './request.js';
 export const IMAGE_TOKENS = 1_600;
 
 const encoder = new TextEncoder();
-const textTokens = (text: string): number => Math.ceil(encoder.encode(text).length / 4);
+/** Tokens a text is guessed to cost: its UTF-8 bytes / 4. */
+export const textTokens = (text: string): number => Math.ceil(encoder.encode(text).length / 4);
 const jsonTokens = (value: unknown): number =>
   value === undefined ? 0 : textTokens(JSON.stringify(value) ?? '');
 

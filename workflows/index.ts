@@ -73,3 +73,21 @@ export {
 export { modelRetryHealthWorkflow, healthQuery, healthResetSignal } from './health/health-workflow.js';
 export { HEALTH_WORKFLOW_TYPE, SEEN_KEEP_MS, healthWorkflowId } from '../common/health.js';
 export type { BatchesSeen, HealthInput, HealthSnapshot } from '../common/health.js';
+export {
+  modelRetryTenantLedgerWorkflow,
+  tenantLeaseUpdate,
+  tenantQuery,
+  tenantResetSignal,
+  tenantSetSignal,
+  tenantSettleSignal,
+} from './tenant/ledger-workflow.js';
+export { TENANT_LEDGER_WORKFLOW_TYPE } from '../common/tenants.js';
+export type {
+  LeaseAnswer,
+  LeaseRequest,
+  SettleBatch,
+  TenantEnvelope,
+  TenantLedgerInput,
+  TenantSnapshot,
+  TenantsConfig,
+} from '../common/tenants.js';

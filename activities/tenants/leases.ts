@@ -1,0 +1,290 @@
+/**
+ * A worker's side of the tenant ledgers: per tenant, the lease it holds and the reservations made against it.
+ * An attempt reserves its bound locally; only when the lease cannot hold it does the worker ask the ledger for a
+ * new one (one request per tenant at a time, so a burst of attempts makes one round trip, not one each). A lease is
+ * settled (what was billed under it, by signal) once it has expired or been replaced and nothing is in flight on
+ * it: until then the ledger counts it in full, so no other worker can spend its room.
+ */
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import { NO_AMOUNT } from '../../policy/index.js';
+import type {
+  Amount,
+  Lease,
+  LeaseAnswer,
+  LeaseRequest,
+  Settlement,
+  TenantEnvelope,
+} from '../../policy/index.js';
+import {
+  TENANT_LEASE_UPDATE,
+  TENANT_LEDGER_WORKFLOW_TYPE,
+  TENANT_SETTLE_SIGNAL,
+  tenantLedgerId,
+} from '../../common/tenants.js';
+import type { SettleBatch, TenantLedgerInput } from '../../common/tenants.js';
+
+/** How long a lease lasts: a few round trips per worker per minute at most. */
+export const LEASE_TTL_MS = 30_000;
+/** A lease this close to its end takes no new reservation (an attempt may start just before it ends). */
+const LEASE_MARGIN_MS = 1_000;
+/** What a worker asks for beyond the attempt at hand: this share of each limit, so a burst needs few leases. */
+const LEASE_SHARE = 0.05;
+
+const add = (a: Amount, b: Amount): Amount => ({
+  tokens: a.tokens + b.tokens,
+  costUsd: a.costUsd + b.costUsd,
+});
+const sub = (a: Amount, b: Amount): Amount => ({
+  tokens: a.tokens - b.tokens,
+  costUsd: a.costUsd - b.costUsd,
+});
+const within = (a: Amount, max: Amount): boolean =>
+  a.tokens <= max.tokens && a.costUsd <= max.costUsd + 1e-12;
+
+/** A lease as this worker keeps it: what it reserved, what finished attempts billed, what is in flight. */
+interface Held {
+  lease: Lease;
+  tenant: string;
+  taskQueue: string;
+  /** Σ reservations of the attempts in flight on it. */
+  inFlight: Amount;
+  running: number;
+  /** Σ billed by the attempts done on it. */
+  billed: Amount;
+  /** Σ reservations of the attempts done on it (for over-billing). */
+  reservedDone: Amount;
+  /** Replaced by a newer lease, or expired: settled when nothing is in flight. */
+  retired: boolean;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** One attempt's reservation: `done` settles what it billed into the lease. */
+export interface Reservation {
+  leaseId: string;
+  amount: Amount;
+  done(billed: Amount): void;
+}
+
+/** Why nothing was reserved: the ledger's refusal, or a ledger that could not be reached. */
+export type NoRoom = { refused: Extract<LeaseAnswer, { granted: false }> } | { unreachable: string };
+
+/** Where the ledgers are and who asks. */
+export interface LeaseContext {
+  client: Client;
+  /** The task queue the ledger runs on when this worker starts it. */
+  taskQueue: string;
+  signal: AbortSignal;
+}
+
+/** The tenant ledgers as one worker process sees them. */
+export class TenantLeases {
+  private readonly held = new Map<string, Held[]>();
+  private readonly asking = new Map<string, Promise<unknown>>();
+  private seq = 0;
+
+  constructor(
+    private readonly worker: string,
+    private readonly now: () => number = Date.now,
+    private readonly ttlMs = LEASE_TTL_MS,
+  ) {}
+
+  /**
+   * Reserves `amount` for an attempt of `tenant` under `envelope`: against a lease this worker holds, else a new
+   * one. A refusal or an unreachable ledger reserves nothing (the attempt must not be sent).
+   */
+  async reserve(
+    tenant: string,
+    envelope: TenantEnvelope,
+    amount: Amount,
+    at: LeaseContext,
+  ): Promise<Reservation | NoRoom> {
+    const local = this.take(tenant, amount);
+    if (local !== undefined) return local;
+    // One lease request per tenant at a time: those that wait for it reserve against what it brings.
+    const before = this.asking.get(tenant);
+    if (before !== undefined) {
+      await before.catch(() => undefined);
+      const after = this.take(tenant, amount);
+      if (after !== undefined) return after;
+    }
+    const asked = this.lease(tenant, envelope, amount, at);
+    this.asking.set(tenant, asked);
+    try {
+      const answer = await asked;
+      if ('unreachable' in answer) return answer;
+      if (!answer.granted) return { refused: answer };
+      return this.take(tenant, amount) ?? { unreachable: 'the new lease was retired before it was used' };
+    } finally {
+      if (this.asking.get(tenant) === asked) this.asking.delete(tenant);
+    }
+  }
+
+  /** What this worker holds, for `model-retry tenants` and metrics. */
+  leases(): { tenant: string; lease: Lease; inFlight: Amount; billed: Amount }[] {
+    return [...this.held.values()].flat().map((h) => ({
+      tenant: h.tenant,
+      lease: h.lease,
+      inFlight: h.inFlight,
+      billed: h.billed,
+    }));
+  }
+
+  private take(tenant: string, amount: Amount): Reservation | undefined {
+    const now = this.now();
+    const usable = (this.held.get(tenant) ?? []).find(
+      (h) =>
+        !h.retired &&
+        h.lease.expiresAt - LEASE_MARGIN_MS > now &&
+        within(add(add(h.billed, h.inFlight), amount), h.lease.amount),
+    );
+    if (usable === undefined) return undefined;
+    usable.inFlight = add(usable.inFlight, amount);
+    usable.running += 1;
+    let settled = false;
+    return {
+      leaseId: usable.lease.id,
+      amount,
+      done: (billed) => {
+        if (settled) return;
+        settled = true;
+        usable.inFlight = sub(usable.inFlight, amount);
+        usable.running -= 1;
+        usable.billed = add(usable.billed, billed);
+        usable.reservedDone = add(usable.reservedDone, amount);
+        if (usable.retired && usable.running === 0) void this.settleNow([usable]);
+      },
+    };
+  }
+
+  private async lease(
+    tenant: string,
+    envelope: TenantEnvelope,
+    least: Amount,
+    at: LeaseContext,
+  ): Promise<LeaseAnswer | { unreachable: string }> {
+    // This worker's leases that cannot hold the attempt are retired: the idle ones settle with the request.
+    const mine = this.held.get(tenant) ?? [];
+    for (const h of mine) h.retired = true;
+    const idle = mine.filter((h) => h.running === 0);
+    this.forget(tenant, idle);
+    const request: LeaseRequest = {
+      worker: this.worker,
+      wanted: wantedOf(envelope, least),
+      least,
+      ttlMs: this.ttlMs,
+      envelope,
+      ...(idle.length > 0 ? { settle: idle.map(settlementOf) } : {}),
+    };
+    const leaseId = `${this.worker}/${this.now()}/${++this.seq}`;
+    const input: TenantLedgerInput = { tenant, envelope };
+    try {
+      const start = new WithStartWorkflowOperation(TENANT_LEDGER_WORKFLOW_TYPE, {
+        workflowId: tenantLedgerId(tenant),
+        taskQueue: at.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        staticSummary: `the envelope of tenant ${tenant}`,
+        staticDetails: 'Leases and spend of one tenant: see `model-retry tenants`.',
+      });
+      const asked = at.client.workflow.executeUpdateWithStart<Workflow, LeaseAnswer, [LeaseRequest]>(
+        TENANT_LEASE_UPDATE,
+        { args: [request], updateId: leaseId, startWorkflowOperation: start },
+      );
+      // A lease granted after the attempt was given up is kept all the same, so it is settled at its end (the
+      // ledger counts a lease never settled as spent until the period renews).
+      const kept = asked.then((answer) => {
+        if (answer.granted) this.keep(tenant, at.taskQueue, answer.lease, at.client);
+        return answer;
+      });
+      kept.catch(() => undefined);
+      return await abortable(kept, at.signal);
+    } catch (error) {
+      // The settlements that rode with the request are sent again on their own: the ledger takes each once.
+      if (idle.length > 0) void this.signal(at.client, tenant, idle.map(settlementOf));
+      const why = error instanceof Error ? error.message : String(error);
+      return { unreachable: why.length > 300 ? `${why.slice(0, 300)}…` : why };
+    }
+  }
+
+  private keep(tenant: string, taskQueue: string, lease: Lease, client: Client): void {
+    const h: Held = {
+      lease,
+      tenant,
+      taskQueue,
+      inFlight: { ...NO_AMOUNT },
+      running: 0,
+      billed: { ...NO_AMOUNT },
+      reservedDone: { ...NO_AMOUNT },
+      retired: false,
+    };
+    // The ledger's clock granted it; this worker's says when to stop using it: never later than the ledger's.
+    const leftMs = Math.max(0, Math.min(lease.expiresAt - lease.grantedAt, this.ttlMs));
+    h.lease = { ...lease, expiresAt: this.now() + leftMs };
+    h.timer = setTimeout(() => {
+      h.retired = true;
+      if (h.running === 0) void this.settleNow([h], client);
+    }, leftMs);
+    h.timer.unref?.();
+    this.held.set(tenant, [...(this.held.get(tenant) ?? []), h]);
+    this.clients.set(tenant, client);
+  }
+
+  private readonly clients = new Map<string, Client>();
+
+  private forget(tenant: string, done: readonly Held[]): void {
+    for (const h of done) if (h.timer !== undefined) clearTimeout(h.timer);
+    const left = (this.held.get(tenant) ?? []).filter((h) => !done.includes(h));
+    if (left.length > 0) this.held.set(tenant, left);
+    else this.held.delete(tenant);
+  }
+
+  private async settleNow(done: Held[], client?: Client): Promise<void> {
+    const first = done[0];
+    if (first === undefined) return;
+    this.forget(first.tenant, done);
+    const to = client ?? this.clients.get(first.tenant);
+    if (to !== undefined) await this.signal(to, first.tenant, done.map(settlementOf));
+  }
+
+  private async signal(client: Client, tenant: string, settlements: Settlement[]): Promise<void> {
+    const batch: SettleBatch = { worker: this.worker, settlements };
+    // A lost settlement only keeps the room held (counted as spent) until the period renews: never over-spends.
+    await client.workflow
+      .getHandle(tenantLedgerId(tenant))
+      .signal(TENANT_SETTLE_SIGNAL, batch)
+      .catch(() => undefined);
+  }
+
+  /** Settles every idle lease now (a worker shutting down gives its room back). */
+  async settleAll(): Promise<void> {
+    const all = [...this.held.values()].flat().filter((h) => h.running === 0);
+    const byTenant = new Map<string, Held[]>();
+    for (const h of all) byTenant.set(h.tenant, [...(byTenant.get(h.tenant) ?? []), h]);
+    await Promise.all([...byTenant.values()].map((hs) => this.settleNow(hs)));
+  }
+}
+
+/** What a lease settles: what its attempts billed and reserved. */
+function settlementOf(h: Held): Settlement {
+  return { leaseId: h.lease.id, billed: h.billed, reserved: h.reservedDone };
+}
+
+/** What to ask for: the attempt's reservation, or a share of each limit when that is more. */
+export function wantedOf(envelope: TenantEnvelope, least: Amount): Amount {
+  return {
+    tokens: Math.max(least.tokens, Math.ceil((envelope.maxTotalTokens ?? 0) * LEASE_SHARE)),
+    costUsd: Math.max(least.costUsd, (envelope.maxCostUsd ?? 0) * LEASE_SHARE),
+  };
+}
+
+/** `p`, or a rejection as soon as `signal` aborts (the attempt was given up: it must not wait on the ledger). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('the attempt was given up while it asked for a lease'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('the attempt was given up while it asked for a lease'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
