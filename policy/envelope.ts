@@ -131,20 +131,45 @@ export function limitsSpend(e: TenantEnvelope | undefined): boolean {
   return e !== undefined && (e.maxTotalTokens !== undefined || e.maxCostUsd !== undefined);
 }
 
-/** The start of the calendar period holding `nowMs`, UTC. */
+const DAY_MS = 86_400_000;
+
+/** Year and month (1-12) of a day count since 1970-01-01 (the proleptic Gregorian calendar, UTC). */
+function civilOf(days: number): { year: number; month: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month };
+}
+
+/** The day count since 1970-01-01 of the first of `month` (1-12, may be 13) of `year`. */
+function firstOfMonth(year: number, month: number): number {
+  const y = (month > 12 ? year + 1 : year) - (((month - 1) % 12) + 1 <= 2 ? 1 : 0);
+  const m = ((month - 1) % 12) + 1;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5);
+  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+}
+
+/** The start of the calendar period holding `nowMs`, UTC (calendar arithmetic only: policy/ reads no clock). */
 export function periodStartOf(nowMs: number, period: TenantPeriod): number {
-  const d = new Date(nowMs);
-  return period === 'day'
-    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())
-    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const days = Math.floor(nowMs / DAY_MS);
+  if (period === 'day') return days * DAY_MS;
+  const { year, month } = civilOf(days);
+  return firstOfMonth(year, month) * DAY_MS;
 }
 
 /** The start of the calendar period after the one starting at `startMs`. */
 export function nextPeriodStart(startMs: number, period: TenantPeriod): number {
-  const d = new Date(startMs);
-  return period === 'day'
-    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)
-    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  if (period === 'day') return startMs + DAY_MS;
+  const { year, month } = civilOf(Math.floor(startMs / DAY_MS));
+  return firstOfMonth(year, month + 1) * DAY_MS;
 }
 
 const periodOf = (e: TenantEnvelope): TenantPeriod => e.period ?? 'day';

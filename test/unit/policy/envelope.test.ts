@@ -238,3 +238,19 @@ describe('an attempt its tenant envelope refused', () => {
     expect(record).toEqual({ class: 'QuotaExhausted', code: 'tenant-envelope', message: 'm' });
   });
 });
+
+describe('calendar periods agree with the calendar', () => {
+  it('for any moment from 1970 to 2400', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Date.UTC(2400, 0, 1) }), (now) => {
+        const d = new Date(now);
+        expect(periodStartOf(now, 'day')).toBe(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+        expect(periodStartOf(now, 'month')).toBe(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+        expect(nextPeriodStart(periodStartOf(now, 'month'), 'month')).toBe(
+          Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+        );
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
