@@ -10,6 +10,7 @@ import {
   readTenantsFile,
   tenantsFromEnv,
 } from '../../../activities/index.js';
+import type { TenantsConfig } from '../../../activities/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'model-retry-tenants-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +22,7 @@ function file(name: string, text: string): string {
   return path;
 }
 
-const GOOD = {
+const GOOD: TenantsConfig = {
   acme: { maxTotalTokens: 2_000_000, period: 'day', weight: 2 },
   globex: { maxCostUsd: 25, windowMs: 3_600_000 },
   batch: { weight: 0.5 },
