@@ -1,7 +1,7 @@
 /**
  * model-retry/activities: `createActivities(deps)` gives a worker every activity model-retry's workflows call;
- * beside it, the provider registry and providers file, the tools agent turns may call, and the activities' input
- * and result shapes.
+ * beside it, the provider registry and providers file, the tenants file, the tools agent turns may call, and the
+ * activities' input and result shapes.
  * @module model-retry/activities
  */
 import { createModelRequest } from './attempt/model-request.js';

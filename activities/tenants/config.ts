@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { tenantEnvelopeProblems, tenantNameProblem } from '../../policy/tenant-fields.js';
 import type { TenantEnvelope, TenantsConfig } from '../../common/tenants.js';
+import type { Env } from '../providers/registry-types.js';
 
 /** The variable naming the tenants file. */
 export const TENANTS_FILE_ENV = 'MODEL_RETRY_TENANTS';
@@ -79,9 +80,7 @@ export function readTenantsFile(path: string): TenantsConfig {
  * empty (the worker has no tenants file).
  * @throws TenantsConfigError naming the file and the variable when the file cannot be read or has problems.
  */
-export function tenantsFromEnv(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): TenantsConfig | undefined {
+export function tenantsFromEnv(env: Env = process.env): TenantsConfig | undefined {
   const path = env[TENANTS_FILE_ENV];
   if (path === undefined || path.trim() === '') return undefined;
   try {
