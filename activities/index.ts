@@ -27,6 +27,9 @@ import { AttemptHeaders, attemptKey } from './health/attempt-headers.js';
 import type { ToolSpec } from './tools/index.js';
 import { parseTenantsConfig, tenantsFromEnv } from './tenants/config.js';
 import type { TenantsConfig } from '../common/tenants.js';
+import { TenantLeases, leaseHolderName } from './tenants/leases.js';
+import { withTenants } from './tenants/with-tenants.js';
+import { withTokenBuckets } from './tenants/with-token-buckets.js';
 
 /** What `createActivities` builds the activities from; every field is optional. */
 export interface ActivityDeps {
@@ -155,8 +158,23 @@ export function createActivities(deps: ActivityDeps = {}) {
     }),
   );
   const health = { monitor, on, providers, headers, heartbeatIntervalMs: heartbeatMs };
+  // One set of leases per process, like the semaphores: every Worker given these activities reserves against them.
+  const leases = new TenantLeases(leaseHolderName());
+  const buckets = withTokenBuckets(attempt, {
+    limits,
+    leases,
+    outputLimits: () => registry.outputLimits?.() ?? {},
+    heartbeatIntervalMs: heartbeatMs,
+  });
+  const envelopes = withTenants(buckets, {
+    tenants,
+    leases,
+    pricing: () => registry.pricing?.() ?? {},
+    outputLimits: () => registry.outputLimits?.() ?? {},
+    heartbeatIntervalMs: heartbeatMs,
+  });
   return {
-    modelRequest: withAttemptMetrics(withHealth(attempt, health)),
+    modelRequest: withAttemptMetrics(withHealth(envelopes, health)),
     ...createCoolingCheck(health),
     ...createSearchAttributeActivities(),
     ...createWorkerConfigActivities({

@@ -11,6 +11,12 @@ export interface BackendLimits {
   requestsPerSecond?: number;
   /** At most this many requests in flight at once to this backend, per worker process. */
   maxInFlight?: number;
+  /**
+   * At most this many tokens (input bound + output bound) per rolling minute to this backend, across every worker
+   * of the namespace: a bucket kept by a ledger workflow, fed by billed usage and the provider's remaining-tokens
+   * headers. An attempt that does not fit waits (`CoolingDown`) instead of meeting a 429.
+   */
+  tokensPerMinute?: number;
 }
 
 /**

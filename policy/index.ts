@@ -152,4 +152,4 @@ export {
 } from './breaker.js';
 export type { Admission, AttemptOutcome, Breaker, BreakerPhase, BreakerSettings, Probe } from './breaker.js';
 export { COOLING_JITTER_MS } from './cooling.js';
-export { rateLimitResetMs } from './rate-limit-reset.js';
+export { rateLimitResetMs, remainingTokens } from './rate-limit-reset.js';

@@ -45,3 +45,33 @@ export function rateLimitResetMs(
   }
   return longest;
 }
+
+/** The header pairs (remaining, reset) that count tokens, in the order they are read. */
+const TOKEN_PAIRS: readonly (readonly [string, string])[] = [
+  ['x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'],
+  ['anthropic-ratelimit-tokens-remaining', 'anthropic-ratelimit-tokens-reset'],
+  ['anthropic-ratelimit-input-tokens-remaining', 'anthropic-ratelimit-input-tokens-reset'],
+];
+
+/**
+ * What the provider says is left of its tokens limit and when it resets (ms from `nowMs`), from response headers
+ * (OpenAI's `x-ratelimit-remaining-tokens` / `x-ratelimit-reset-tokens`, Anthropic's
+ * `anthropic-ratelimit-tokens-remaining` / `-reset`, else its input-tokens pair): the smallest remaining count
+ * among them. `undefined` without a readable pair.
+ */
+export function remainingTokens(
+  headers: Readonly<Record<string, string>> | undefined,
+  nowMs: number,
+): { remaining: number; resetInMs: number } | undefined {
+  let least: { remaining: number; resetInMs: number } | undefined;
+  for (const [remainingName, resetName] of TOKEN_PAIRS) {
+    const left = headerValue(headers, remainingName);
+    const reset = headerValue(headers, resetName);
+    if (left === undefined || reset === undefined || !/^\d+$/.test(left.trim())) continue;
+    const resetInMs = resetMs(reset.trim(), nowMs);
+    if (resetInMs === undefined || !Number.isFinite(resetInMs)) continue;
+    const remaining = Number(left.trim());
+    if (least === undefined || remaining < least.remaining) least = { remaining, resetInMs };
+  }
+  return least;
+}

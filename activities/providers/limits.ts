@@ -11,7 +11,7 @@ export interface ModelEntryConfig {
   limits?: BackendLimits;
 }
 
-const LIMIT_FIELDS = ['requestsPerSecond', 'maxInFlight'] as const;
+const LIMIT_FIELDS = ['requestsPerSecond', 'maxInFlight', 'tokensPerMinute'] as const;
 const EXAMPLE = '{ "requestsPerSecond": 5, "maxInFlight": 8 }';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -34,6 +34,12 @@ export function checkLimits(value: unknown, at: string): string[] {
   if (inFlight !== undefined && !(Number.isInteger(inFlight) && (inFlight as number) >= 1)) {
     problems.push(
       `\`${at}.maxInFlight\` must be a whole number of at least 1, not ${JSON.stringify(inFlight)}`,
+    );
+  }
+  const tpm = value.tokensPerMinute;
+  if (tpm !== undefined && !(Number.isInteger(tpm) && (tpm as number) >= 1)) {
+    problems.push(
+      `\`${at}.tokensPerMinute\` must be a whole number of at least 1 (like 90000), not ${JSON.stringify(tpm)}`,
     );
   }
   return problems;
@@ -61,5 +67,10 @@ export function limitsOf(config: Readonly<Record<string, LimitedEntry>>): Limits
 }
 
 function hasLimit(limits: BackendLimits | undefined): limits is BackendLimits {
-  return limits !== undefined && (limits.requestsPerSecond !== undefined || limits.maxInFlight !== undefined);
+  return (
+    limits !== undefined &&
+    (limits.requestsPerSecond !== undefined ||
+      limits.maxInFlight !== undefined ||
+      limits.tokensPerMinute !== undefined)
+  );
 }

@@ -5,6 +5,8 @@
  * settled (what was billed under it, by signal) once it has expired or been replaced and nothing is in flight on
  * it: until then the ledger counts it in full, so no other worker can spend its room.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Client } from '@temporalio/client';
 import { NO_AMOUNT } from '../../policy/index.js';
 import type {
@@ -79,6 +81,11 @@ export interface LeaseContext {
   /** The task queue the ledger runs on when this worker starts it. */
   taskQueue: string;
   signal: AbortSignal;
+}
+
+/** This process's name as a lease holder: host, process and a random part (two workers never share one). */
+export function leaseHolderName(): string {
+  return `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 }
 
 /** The tenant ledgers as one worker process sees them. */

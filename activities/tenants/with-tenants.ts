@@ -7,22 +7,17 @@
  * ledger cannot be reached (fail closed: nothing is sent on a stale read).
  */
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { limitsSpend, mayHaveBilled, pricedCost } from '../../policy/index.js';
-import type { Amount, FailureClass, LeaseAnswer, Pricing, TenantEnvelope } from '../../policy/index.js';
-import type {
-  AttemptFailureDetails,
-  ModelRequestInput,
-  ModelRequestResult,
-  Usage,
-} from '../../common/attempt.js';
+import { CancelledFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
+import { limitsSpend, pricedCost } from '../../policy/index.js';
+import type { Amount, LeaseAnswer, Pricing, TenantEnvelope } from '../../policy/index.js';
+import type { ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
 import { DEFAULT_TENANT } from '../../common/tenants.js';
 import type { TenantsConfig } from '../../common/tenants.js';
 import { estimateInputTokens, textTokens } from '../../common/token-estimate.js';
-import { attemptFailure } from '../attempt/attempt-failure.js';
-import { boundedMessage } from '../scrub.js';
 import { healthTaskQueue } from '../health/settings.js';
 import { hasBegunSending } from '../sending.js';
+import { billedOf, billedOnFailure, notSent } from './attempt-billing.js';
 import { startHeartbeat } from '../heartbeat.js';
 import type { TenantLeases } from './leases.js';
 
@@ -115,36 +110,6 @@ function boundOf(input: ModelRequestInput, envelope: TenantEnvelope, deps: WithT
   return { tokens: inputTokens + output, costUsd };
 }
 
-/** What a reported usage bills (the provider's cost, else its price); `undefined` when none was reported. */
-function billedOf(
-  usage: Usage | undefined,
-  cost: number | undefined,
-  pricing: Pricing | undefined,
-): Amount | undefined {
-  if (usage === undefined) return undefined;
-  const inputTokens = usage.inputTokens ?? 0;
-  const outputTokens = usage.outputTokens ?? 0;
-  const tokens = usage.totalTokens ?? inputTokens + outputTokens;
-  const costUsd = cost ?? (pricing === undefined ? 0 : pricedCost(usage, pricing));
-  return { tokens, costUsd };
-}
-
-/** What a failed attempt billed: its reported usage, else its reservation when it may have been billed, else 0. */
-function billedOnFailure(error: unknown, bound: Amount, pricing: Pricing | undefined, sent: boolean): Amount {
-  if (error instanceof ApplicationFailure) {
-    const details = (error.details?.[0] ?? {}) as Partial<AttemptFailureDetails>;
-    const reported = billedOf(details.usage, undefined, pricing);
-    if (reported !== undefined) return reported;
-    const failure = {
-      class: error.type as FailureClass,
-      ...(details.status ? { status: details.status } : {}),
-    };
-    return mayHaveBilled({ model: '', outcome: 'failed', failure }) ? bound : { tokens: 0, costUsd: 0 };
-  }
-  // A cancelled attempt (or one that failed some other way) after its request went out may have been billed.
-  return sent ? bound : { tokens: 0, costUsd: 0 };
-}
-
 const usd = (n: number): string => `$${n.toFixed(n < 1 ? 4 : 2)}`;
 
 /** The failure of an attempt the ledger refused. */
@@ -177,21 +142,5 @@ function refusal(
   return notSent('QuotaExhausted', `${head}${renews}; nothing was sent`, startedAt, {
     code: 'tenant-envelope',
     overEnvelope: true,
-  });
-}
-
-/** An attempt failure that sent nothing. */
-function notSent(
-  cls: FailureClass,
-  message: string,
-  startedAt: string,
-  extra: Partial<AttemptFailureDetails> = {},
-): ApplicationFailure {
-  return attemptFailure({
-    class: cls,
-    message: boundedMessage(message, []),
-    startedAt,
-    endedAt: new Date().toISOString(),
-    ...extra,
   });
 }

@@ -1,0 +1,58 @@
+/** What an attempt billed, for the ledgers it reserved in, and the failure of an attempt that sent nothing. */
+import { ApplicationFailure } from '@temporalio/common';
+import { mayHaveBilled, pricedCost } from '../../policy/index.js';
+import type { Amount, FailureClass, Pricing } from '../../policy/index.js';
+import type { AttemptFailureDetails, Usage } from '../../common/attempt.js';
+import { attemptFailure } from '../attempt/attempt-failure.js';
+import { boundedMessage } from '../scrub.js';
+
+/** What a reported usage bills (the provider's cost, else its price); `undefined` when none was reported. */
+export function billedOf(
+  usage: Usage | undefined,
+  cost: number | undefined,
+  pricing: Pricing | undefined,
+): Amount | undefined {
+  if (usage === undefined) return undefined;
+  const inputTokens = usage.inputTokens ?? 0;
+  const outputTokens = usage.outputTokens ?? 0;
+  const tokens = usage.totalTokens ?? inputTokens + outputTokens;
+  const costUsd = cost ?? (pricing === undefined ? 0 : pricedCost(usage, pricing));
+  return { tokens, costUsd };
+}
+
+/** What a failed attempt billed: its reported usage, else its reservation when it may have been billed, else 0. */
+export function billedOnFailure(
+  error: unknown,
+  bound: Amount,
+  pricing: Pricing | undefined,
+  sent: boolean,
+): Amount {
+  if (error instanceof ApplicationFailure) {
+    const details = (error.details?.[0] ?? {}) as Partial<AttemptFailureDetails>;
+    const reported = billedOf(details.usage, undefined, pricing);
+    if (reported !== undefined) return reported;
+    const failure = {
+      class: error.type as FailureClass,
+      ...(details.status ? { status: details.status } : {}),
+    };
+    return mayHaveBilled({ model: '', outcome: 'failed', failure }) ? bound : { tokens: 0, costUsd: 0 };
+  }
+  // A cancelled attempt (or one that failed some other way) after its request went out may have been billed.
+  return sent ? bound : { tokens: 0, costUsd: 0 };
+}
+
+/** An attempt failure that sent nothing. */
+export function notSent(
+  cls: FailureClass,
+  message: string,
+  startedAt: string,
+  extra: Partial<AttemptFailureDetails> = {},
+): ApplicationFailure {
+  return attemptFailure({
+    class: cls,
+    message: boundedMessage(message, []),
+    startedAt,
+    endedAt: new Date().toISOString(),
+    ...extra,
+  });
+}
