@@ -12,7 +12,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { limitsSpend, pricedCost } from '../../policy/index.js';
 import type { Amount, LeaseAnswer, Pricing, TenantEnvelope } from '../../policy/index.js';
 import type { ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
-import { DEFAULT_TENANT } from '../../common/tenants.js';
+import { envelopeFor } from '../../common/call-input/tenant-bound.js';
 import type { TenantsConfig } from '../../common/tenants.js';
 import { estimateInputTokens, textTokens } from '../../common/token-estimate.js';
 import { healthTaskQueue } from '../health/settings.js';
@@ -38,17 +38,11 @@ export interface WithTenantsDeps {
 /** How long an attempt that could not reach its tenant's ledger says to wait before the next try. */
 const UNREACHABLE_RETRY_MS = 1_000;
 
-/** The envelope that holds for `tenant`: its own entry, else `*`'s. */
-export function envelopeOf(tenants: TenantsConfig | undefined, tenant: string): TenantEnvelope | undefined {
-  if (tenants === undefined) return undefined;
-  return Object.hasOwn(tenants, tenant) ? tenants[tenant] : tenants[DEFAULT_TENANT];
-}
-
 /** Wraps the attempt activity with its tenant's envelope. */
 export function withTenants(modelRequest: ModelRequest, deps: WithTenantsDeps): ModelRequest {
   return async function modelRequestInEnvelope(input: ModelRequestInput): Promise<ModelRequestResult> {
     const tenant = input.tenant;
-    const envelope = tenant === undefined ? undefined : envelopeOf(deps.tenants, tenant);
+    const envelope = tenant === undefined ? undefined : envelopeFor(deps.tenants, tenant);
     if (tenant === undefined || envelope === undefined || !limitsSpend(envelope)) return modelRequest(input);
     const ctx = Context.current();
     const startedAt = new Date().toISOString();
