@@ -1,6 +1,6 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
 import { InvalidModelCallInputError } from '../../common/input-error.js';
@@ -12,6 +12,7 @@ import { finishTurn } from '../harness/agent-turn.js';
 import { runCli } from '../harness/cli.js';
 import { until } from '../harness/until.js';
 import { useFixture } from '../harness/fixture.js';
+import { createTestNamespace } from '../harness/namespace.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -163,5 +164,22 @@ describe("a tenant's calls and turns: found by ModelRetryTenant, and every task 
     const events = (await handle.fetchHistory()).events ?? [];
     expect(started(events)).toEqual({ key: 'acme' });
     expect(scheduled(events)).toEqual([{ type: 'modelRequest', key: 'acme' }]);
+  });
+
+  it('on a namespace without ModelRetryTenant registered, a tenant call starts all the same, keeping its key', async () => {
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const { client } = await createTestNamespace(connection, 'no-tenant-attribute');
+      const handle = await startModelCall(
+        client,
+        { model: fx.model().name, prompt: 'hi', tenant: 'acme' },
+        { taskQueue: `nobody-${Date.now()}` },
+      );
+      expect((await handle.describe()).typedSearchAttributes.get(TENANT)).toBeUndefined();
+      expect(started((await handle.fetchHistory()).events ?? [])).toEqual({ key: 'acme' });
+      await handle.terminate('nothing polls its task queue');
+    } finally {
+      await connection.close();
+    }
   });
 });
