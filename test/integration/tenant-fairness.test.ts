@@ -3,6 +3,7 @@ import type { temporal } from '@temporalio/proto';
 import { describe, expect, inject, it } from 'vitest';
 import { startModelCall } from '../../client/model-call-client.js';
 import { startAgentTurn } from '../../client/agent-turn-client.js';
+import { listRuns } from '../../client/list-runs.js';
 import { InvalidModelCallInputError } from '../../common/input-error.js';
 import { InvalidAgentTurnInputError } from '../../common/turn-input.js';
 import { TENANT } from '../../common/search-attributes.js';
@@ -66,13 +67,12 @@ describe("a tenant's calls and turns: found by ModelRetryTenant, and every task 
     const listed = await until(
       'the call listed by its tenant',
       async () => {
-        const ids: string[] = [];
-        for await (const w of fx.temporal.client.workflow.list({ query })) ids.push(w.workflowId);
-        return ids.includes(handle.workflowId) ? ids : undefined;
+        const runs = await listRuns(fx.temporal.client, query, 10);
+        return runs.some((r) => r.workflowId === handle.workflowId) ? runs : undefined;
       },
       30_000,
     );
-    expect(listed).toEqual([handle.workflowId]);
+    expect(listed.map((r) => [r.workflowId, r.tenant])).toEqual([[handle.workflowId, 'acme']]);
   });
 
   it('a call without a tenant is started and scheduled as before: no key, no search attribute', async () => {
