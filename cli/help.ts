@@ -206,11 +206,13 @@ Options:
                         "ModelRetryStopReason = 'deadline' AND StartTime > '2026-01-01T00:00:00Z'"
                         "ModelRetryModels = 'openai:gpt-4o-mini' AND ModelRetryAttempts > 3"
                         "ModelRetryLastFailure = 'RateLimited'"
+                        "ModelRetryTenant = 'acme'"  (runs started with --tenant acme)
   --class NAME        Only runs that met this failure class (ModelRetryClasses = 'NAME'); repeat for
                       runs that met all of them, e.g. --class CoolingDown.
   --limit N           At most N runs (default 20).
   --json              Print a JSON array of { workflowId, runId, workflowType, status, startTime, closeTime?,
-                      taskQueue, stopReason?, attempts?, models?, lastFailureClass?, classes? }.
+                      taskQueue, stopReason?, attempts?, models?, lastFailureClass?, classes?,
+                      tenant? }.
 
 Runs stopped while the search attributes were not registered have none (see \`model-retry worker --help\`).
 Exit codes: 0 listed (also when none matched); 1 Temporal unreachable; 2 bad options or a query the server refused.

@@ -6,6 +6,7 @@ import {
   LAST_FAILURE_CLASS,
   MODELS_TRIED,
   STOP_REASON,
+  TENANT,
 } from '../common/search-attributes.js';
 import type { CallReport } from './call-report.js';
 
@@ -28,6 +29,8 @@ export interface RunSummary {
   lastFailureClass?: string;
   /** Every failure class the run met (`ModelRetryClasses`). */
   classes?: string[];
+  /** Who the run is for (`ModelRetryTenant`, set when a client helper or the CLI started it with a tenant). */
+  tenant?: string;
 }
 
 const STATUS: Record<string, RunSummary['status']> = {
@@ -67,6 +70,7 @@ export function summarizeRun(info: WorkflowExecutionInfo): RunSummary {
   const models = sa.get(MODELS_TRIED);
   const lastFailure = sa.get(LAST_FAILURE_CLASS);
   const classes = sa.get(CLASSES_MET);
+  const tenant = sa.get(TENANT);
   return {
     workflowId: info.workflowId,
     runId: info.runId,
@@ -80,6 +84,7 @@ export function summarizeRun(info: WorkflowExecutionInfo): RunSummary {
     ...(models !== undefined ? { models } : {}),
     ...(lastFailure !== undefined ? { lastFailureClass: lastFailure } : {}),
     ...(classes !== undefined ? { classes } : {}),
+    ...(tenant !== undefined ? { tenant } : {}),
   };
 }
 
