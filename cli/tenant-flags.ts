@@ -39,7 +39,9 @@ function positive(flag: string, text: string, what: string, whole = false): numb
 export function tenantName(verb: string, names: readonly string[]): string {
   const [name, ...extra] = names;
   if (name === undefined || name.trim() === '') {
-    throw new UsageError(`\`tenants ${verb}\` needs the tenant's name, as in \`model-retry tenants ${verb} acme\`.`);
+    throw new UsageError(
+      `\`tenants ${verb}\` needs the tenant's name, as in \`model-retry tenants ${verb} acme\`.`,
+    );
   }
   if (extra.length > 0) {
     throw new UsageError(`\`tenants ${verb}\` takes one tenant, not also ${JSON.stringify(extra[0])}.`);

@@ -90,7 +90,8 @@ export function tenantText(rows: readonly TenantRow[]): string {
         ...(r.renewsAt === undefined ? [] : [`  renews at ${r.renewsAt}`]),
         `  over-billed (billed beyond reservations) ${amountText(r.overBilled, e)}`,
         ...r.disagreements.map(
-          (d) => `  worker ${d.worker}'s file says ${envelopeText(d.envelope)} (seen ${d.at}); the ledger's holds`,
+          (d) =>
+            `  worker ${d.worker}'s file says ${envelopeText(d.envelope)} (seen ${d.at}); the ledger's holds`,
         ),
       ];
       return `${lines.join('\n')}\n`;

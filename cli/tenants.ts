@@ -39,7 +39,9 @@ export async function runTenantsCommand(args: string[]): Promise<number> {
     return 0;
   }
   const [verb, ...names] = positionals;
-  const setFlags = Object.keys(TENANT_SET_OPTIONS).filter((f) => values[f as keyof typeof values] !== undefined);
+  const setFlags = Object.keys(TENANT_SET_OPTIONS).filter(
+    (f) => values[f as keyof typeof values] !== undefined,
+  );
   if (verb !== 'set' && setFlags.length > 0) {
     throw new UsageError(`\`--${setFlags[0]}\` belongs to \`tenants set NAME\`.`);
   }
