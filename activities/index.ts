@@ -1,19 +1,17 @@
 /**
  * model-retry/activities: `createActivities(deps)` gives a worker every activity model-retry's workflows call;
- * beside it, the provider registry and providers file, the tools agent turns may call, and the activities' input
- * and result shapes.
+ * beside it, the provider registry and providers file, the tenants file, the tools agent turns may call, and the
+ * activities' input and result shapes.
  * @module model-retry/activities
  */
-import { providerKeyOf } from './attempt/provider-bound.js';
 import { createModelRequest } from './attempt/model-request.js';
 import type { DownloadFile } from './attempt/file-downloads.js';
 import { withAttemptMetrics } from './attempt/attempt-metrics.js';
 import { withResultLimit } from './attempt/result-size.js';
 import { createSearchAttributeActivities } from './search-attributes.js';
-import { createWorkerConfigActivities } from './worker-config.js';
+import { createWorkerConfigActivities, genAiProvidersOf, providerKeysOf } from './worker-config.js';
 import { HEARTBEAT_INTERVAL_MS } from './heartbeat.js';
 import { checkHeartbeatMs } from '../common/heartbeat.js';
-import { genAiProviderOfConfig, genAiProviderOfRegistration } from './providers/gen-ai-provider.js';
 import { InFlightLimits } from './attempt/in-flight.js';
 import { providersFromEnv } from './providers/registry.js';
 import type { Env, ProviderRegistry } from './providers/registry.js';
@@ -27,6 +25,8 @@ import type { HealthOptions } from './health/settings.js';
 import { createCoolingCheck, healthWatchedLimits, withHealth } from './health/with-health.js';
 import { AttemptHeaders, attemptKey } from './health/attempt-headers.js';
 import type { ToolSpec } from './tools/index.js';
+import { parseTenantsConfig, tenantsFromEnv } from './tenants/config.js';
+import type { TenantsConfig } from '../common/tenants.js';
 
 /** What `createActivities` builds the activities from; every field is optional. */
 export interface ActivityDeps {
@@ -95,16 +95,30 @@ export interface ActivityDeps {
    * `allowHeaders` option), since the client checks before it can ask the worker.
    */
   allowHeaders?: string[];
+  /**
+   * The tenants file's content (`readTenantsFile`): each tenant's envelope (what it may spend per period, across
+   * calls and workers) and fairness weight, `*` for the tenants it does not name. Checked here: a bad one throws
+   * `TenantsConfigError` naming each problem, so the worker refuses to start. When absent, it is read from the
+   * file named by `MODEL_RETRY_TENANTS` (in `env`); when that is unset too, the worker has no tenants file.
+   */
+  tenants?: TenantsConfig;
 }
 
 /**
  * Every activity model-retry's workflows call, for a worker's `activities`.
  * @throws ProvidersConfigError when `deps.providers` is absent and `MODEL_RETRY_PROVIDERS` names a bad file, or
  *   when `deps.aiSdkProviders` has a bad registration or a name that is taken.
+ * @throws TenantsConfigError when `deps.tenants` has problems, or is absent and `MODEL_RETRY_TENANTS` names a bad
+ *   file.
  */
 export function createActivities(deps: ActivityDeps = {}) {
   const env = deps.env ?? process.env;
   const base = deps.providers ?? providersFromEnv(env);
+  // Checked now: a worker with a bad tenants file stops here, before it picks up a call it would misjudge.
+  const tenants =
+    deps.tenants === undefined
+      ? tenantsFromEnv(env)
+      : parseTenantsConfig(deps.tenants, 'the `tenants` option');
   // One dispatcher for the registered providers' requests, made only when there are some.
   const aiSdkFetch = deps.aiSdkProviders === undefined ? globalThis.fetch : createProviderFetch();
   const registry =
@@ -152,6 +166,7 @@ export function createActivities(deps: ActivityDeps = {}) {
         : {}),
       heartbeatMs,
       pricing: registry.pricing?.() ?? {},
+      ...outputLimitsOf(registry),
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       genAiProviders: genAiProvidersOf(registry, deps.aiSdkProviders ?? {}, env, aiSdkFetch),
       healthWatchedLimits: healthWatchedLimits(limits, on, providers),
@@ -159,42 +174,16 @@ export function createActivities(deps: ActivityDeps = {}) {
       ...(deps.allowHeaders && deps.allowHeaders.length > 0
         ? { allowHeaders: deps.allowHeaders.map((h) => h.toLowerCase()) }
         : {}),
+      ...(tenants === undefined ? {} : { tenants }),
     }),
     ...createToolActivities({ registry: () => tools, heartbeatIntervalMs: heartbeatMs }),
   };
 }
 
-/**
- * `gen_ai.provider.name` by provider name (see `providers/gen-ai-provider.ts`): from a configured provider's type
- * and host, or from a registered AI SDK provider's model. A provider of a registry built by hand (no `configOf`)
- * has none.
- */
-function genAiProvidersOf(
-  registry: ProviderRegistry,
-  registered: AiSdkProviders,
-  env: Env,
-  fetch: typeof globalThis.fetch,
-): Record<string, string> {
-  const byName: Record<string, string> = {};
-  for (const name of registry.names()) {
-    const registration = Object.hasOwn(registered, name) ? registered[name] : undefined;
-    const config = registration === undefined ? registry.configOf?.(name) : undefined;
-    if (registration !== undefined)
-      byName[name] = genAiProviderOfRegistration(name, registration, env, fetch);
-    else if (config !== undefined) byName[name] = genAiProviderOfConfig(config);
-  }
-  return byName;
-}
-
-/** The AI SDK key of each configured provider's options (see `providerKeyOf`); registered providers have none here. */
-function providerKeysOf(registry: ProviderRegistry, registered: AiSdkProviders): Record<string, string> {
-  const byName: Record<string, string> = {};
-  for (const name of registry.names()) {
-    if (Object.hasOwn(registered, name)) continue;
-    const config = registry.configOf?.(name);
-    if (config !== undefined) byName[name] = providerKeyOf(name, config.type);
-  }
-  return byName;
+/** The models' output limits for the worker config, when the providers file gives any. */
+function outputLimitsOf(registry: ProviderRegistry): { outputLimits?: Record<string, number> } {
+  const outputLimits = registry.outputLimits?.() ?? {};
+  return Object.keys(outputLimits).length > 0 ? { outputLimits } : {};
 }
 
 /** The activities `createActivities` returns, by name. */
@@ -274,6 +263,8 @@ export type {
   ProvidersConfig,
 } from './providers/config.js';
 export type { ModelConfig } from './providers/models.js';
+export { TenantsConfigError, parseTenantsConfig, readTenantsFile, tenantsFromEnv } from './tenants/config.js';
+export type { TenantEnvelope, TenantPeriod, TenantsConfig } from '../common/tenants.js';
 export type { TransportOptions } from './providers/transport.js';
 export type { JsonSchemaMode } from './providers/types.js';
 export type { ResolvedEmbeddingModel } from './providers/registry.js';

@@ -1,4 +1,8 @@
 import type { WorkerConfig, WorkerConfigActivities } from '../common/worker-config.js';
+import { providerKeyOf } from './attempt/provider-bound.js';
+import { genAiProviderOfConfig, genAiProviderOfRegistration } from './providers/gen-ai-provider.js';
+import type { Env, ProviderRegistry } from './providers/registry.js';
+import type { AiSdkProviders } from './providers/registered.js';
 
 /** The `modelRetryConfig` local activity: what this worker tells the workflows it runs (see `WorkerConfig`). */
 export function createWorkerConfigActivities(config: WorkerConfig): WorkerConfigActivities {
@@ -8,4 +12,40 @@ export function createWorkerConfigActivities(config: WorkerConfig): WorkerConfig
       return answer;
     },
   };
+}
+
+/**
+ * `gen_ai.provider.name` by provider name (see `providers/gen-ai-provider.ts`): from a configured provider's type
+ * and host, or from a registered AI SDK provider's model. A provider of a registry built by hand (no `configOf`)
+ * has none.
+ */
+export function genAiProvidersOf(
+  registry: ProviderRegistry,
+  registered: AiSdkProviders,
+  env: Env,
+  fetch: typeof globalThis.fetch,
+): Record<string, string> {
+  const byName: Record<string, string> = {};
+  for (const name of registry.names()) {
+    const registration = Object.hasOwn(registered, name) ? registered[name] : undefined;
+    const config = registration === undefined ? registry.configOf?.(name) : undefined;
+    if (registration !== undefined)
+      byName[name] = genAiProviderOfRegistration(name, registration, env, fetch);
+    else if (config !== undefined) byName[name] = genAiProviderOfConfig(config);
+  }
+  return byName;
+}
+
+/** The AI SDK key of each configured provider's options (see `providerKeyOf`); registered providers have none here. */
+export function providerKeysOf(
+  registry: ProviderRegistry,
+  registered: AiSdkProviders,
+): Record<string, string> {
+  const byName: Record<string, string> = {};
+  for (const name of registry.names()) {
+    if (Object.hasOwn(registered, name)) continue;
+    const config = registry.configOf?.(name);
+    if (config !== undefined) byName[name] = providerKeyOf(name, config.type);
+  }
+  return byName;
 }

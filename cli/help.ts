@@ -44,8 +44,8 @@ Exit codes: 0 done; 1 failed or cancelled; 2 refused input (nothing was started)
 to attach again).
 `;
 
-export const WORKER_HELP = `Usage: model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS]
-                          [--heartbeat-ms MS] [--metrics HOST:PORT] [--health]
+export const WORKER_HELP = `Usage: model-retry worker [--providers FILE] [--tenants FILE] [--task-queue Q]
+                          [--shutdown-grace-ms MS] [--heartbeat-ms MS] [--metrics HOST:PORT] [--health]
 
 Runs model-retry's workflows and activities for an existing Temporal server until SIGINT/SIGTERM.
 
@@ -57,7 +57,14 @@ Options:
                            Types: openai-compatible, openai, anthropic, google, openai-responses.
                            An entry (or a model under its "models") may carry "limits": { "requestsPerSecond":
                            5, "maxInFlight": 8 }: the rate for all workers together (the worker also polls
-                           Q/limit/<key>), the in-flight cap per worker process.
+                           Q/limit/<key>), the in-flight cap per worker process. A model's "maxOutputTokens"
+                           (its output limit) bounds what its attempts reserve against a tenant's envelope.
+  --tenants FILE           Tenants JSON file (env MODEL_RETRY_TENANTS), read and checked at start like the
+                           providers file: each tenant's envelope (spend per "day" or "month", UTC, or per
+                           rolling "windowMs") and fairness weight, "*" for every tenant it does not name:
+                           { "acme": { "maxTotalTokens": 2000000, "period": "day", "weight": 2 },
+                             "*": { "maxCostUsd": 5, "period": "month" } }
+                           Fields: maxCostUsd, maxTotalTokens, period, windowMs, weight (default 1).
   --task-queue Q           Task queue to poll (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
   --shutdown-grace-ms MS   On SIGINT/SIGTERM, how long in-flight model requests may finish before they are
                            cancelled (env MODEL_RETRY_SHUTDOWN_GRACE_MS, default 60000). An attempt cut short

@@ -1,6 +1,8 @@
 import { ProvidersConfigError } from '../activities/providers/config.js';
 import { PROVIDERS_FILE_ENV, loadProvidersFile, providersFromEnv } from '../activities/providers/registry.js';
 import type { ProviderRegistry } from '../activities/providers/registry.js';
+import { TENANTS_FILE_ENV, TenantsConfigError, readTenantsFile } from '../activities/tenants/config.js';
+import type { TenantsConfig } from '../common/tenants.js';
 import { resolveHeartbeatMs, resolveShutdownGraceMs, resolveTaskQueue } from '../worker/config.js';
 import { resolveMetricsAddress } from '../worker/metrics.js';
 import { payloadSettingsFromEnv } from '../payloads/data-converter.js';
@@ -8,13 +10,15 @@ import { UsageError, parseCommandArgs } from './args.js';
 import { WORKER_HELP } from './help.js';
 
 /**
- * `model-retry worker [--providers FILE] [--task-queue Q] [--shutdown-grace-ms MS] [--heartbeat-ms MS] [--metrics HOST:PORT] [--health]`: loads the providers file
- * (the flag, else `MODEL_RETRY_PROVIDERS`) before connecting, refusing a bad one (exit 2, naming each problem),
- * then runs the worker with that registry until SIGINT/SIGTERM.
+ * `model-retry worker [--providers FILE] [--tenants FILE] [--task-queue Q] [--shutdown-grace-ms MS] [--heartbeat-ms MS] [--metrics HOST:PORT] [--health]`:
+ * loads the providers file (the flag, else `MODEL_RETRY_PROVIDERS`) and the tenants file (the flag, else
+ * `MODEL_RETRY_TENANTS`) before connecting, refusing a bad one (exit 2, naming each problem), then runs the worker
+ * with them until SIGINT/SIGTERM.
  */
 export async function runWorkerCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('worker', args, {
     providers: { type: 'string' },
+    tenants: { type: 'string' },
     'task-queue': { type: 'string' },
     'shutdown-grace-ms': { type: 'string' },
     'heartbeat-ms': { type: 'string' },
@@ -31,6 +35,7 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
   const heartbeatMs = resolveHeartbeatMs(values['heartbeat-ms']);
   const metricsAddress = resolveMetricsAddress(values.metrics);
   const providers = loadProviders(values.providers);
+  const tenants = loadTenants(values.tenants);
   const payloads = payloadSettingsFromEnv();
   const { runWorkerProcess } = await import('../worker/run.js');
   await runWorkerProcess({
@@ -38,7 +43,11 @@ export async function runWorkerCommand(args: string[]): Promise<number> {
     shutdownGraceMs,
     heartbeatMs,
     // Without --health, MODEL_RETRY_HEALTH=on turns it on (read by createActivities).
-    deps: { providers, ...(values.health === true ? { health: {} } : {}) },
+    deps: {
+      providers,
+      ...(tenants ? { tenants } : {}),
+      ...(values.health === true ? { health: {} } : {}),
+    },
     payloads,
     ...(metricsAddress ? { metricsAddress } : {}),
   });
@@ -75,5 +84,28 @@ function loadProviders(flag: string | undefined): ProviderRegistry {
       );
     }
     throw error;
+  }
+}
+
+/** The tenants file from `--tenants`, else from `MODEL_RETRY_TENANTS`; none when neither names one. */
+function loadTenants(flag: string | undefined): TenantsConfig | undefined {
+  if (flag !== undefined && flag.trim() === '') {
+    throw new UsageError('`--tenants` is empty: give the path of a tenants JSON file.');
+  }
+  const path = flag ?? process.env[TENANTS_FILE_ENV];
+  if (path === undefined || path.trim() === '') return undefined;
+  const source = flag !== undefined ? '--tenants' : TENANTS_FILE_ENV;
+  try {
+    const tenants = readTenantsFile(path);
+    process.stderr.write(
+      `model-retry worker: tenants ${Object.keys(tenants).join(', ') || '(none)'} (from ${path}, named by ${source})\n`,
+    );
+    return tenants;
+  } catch (error) {
+    if (!(error instanceof TenantsConfigError)) throw error;
+    throw new UsageError(
+      `the tenants file named by ${source} cannot be used: ${error.message}\n` +
+        'Fix the file (see docs/operations/configuration.md) and start the worker again.',
+    );
   }
 }

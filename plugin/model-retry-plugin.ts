@@ -20,9 +20,10 @@ import { modelRetryWebpackConfigHook } from './bundle.js';
 /** What `ModelRetryPlugin` gives the Workers and Clients it is passed to. */
 export interface ModelRetryPluginOptions {
   /**
-   * The options of `createActivities` (providers, tools, health, ...), passed through unchanged; a Worker gets
-   * every activity model-retry's workflows and `durableModel` call. `payloadStore` is set for you when
-   * `payloads.payloadStore` is given. @default `{}` (providers from `MODEL_RETRY_PROVIDERS` or the built-ins)
+   * The options of `createActivities` (providers, tools, health, tenants, ...), passed through unchanged; a Worker
+   * gets every activity model-retry's workflows and `durableModel` call. `payloadStore` is set for you when
+   * `payloads.payloadStore` is given. @default `{}` (providers from `MODEL_RETRY_PROVIDERS` or the built-ins, the
+   * tenants file from `MODEL_RETRY_TENANTS` or none)
    */
   activities?: ActivityDeps;
   /**
@@ -70,7 +71,7 @@ export class ModelRetryPlugin extends SimplePlugin {
     super({
       name: 'model-retry',
       ...(payloads ? { dataConverter: createDataConverter(payloads) } : {}),
-      // A function, so a Client never builds activities (nor reads the providers file).
+      // A function, so a Client never builds activities (nor reads the providers and tenants files).
       activities: (existing) => ({
         ...createActivities({
           ...(payloads?.payloadStore

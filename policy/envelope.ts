@@ -58,6 +58,20 @@ export interface LeaseRequest {
   envelope: TenantEnvelope;
   /** Leases of this worker it is done with (nothing in flight on them), settled before the new one is granted. */
   settle?: Settlement[];
+  /** What the provider last said is left (its remaining-tokens headers), for a tokens-per-minute bucket. */
+  observed?: Observed;
+}
+
+/** A provider's word on what is left: `remaining` tokens until `resetAt`, as of `at` (epoch ms). */
+export interface Observed {
+  remaining: number;
+  resetAt: number;
+  at: number;
+}
+
+/** The provider's cap until its reset: what it said was left, and what was granted since. */
+export interface ProviderCap extends Observed {
+  granted: number;
 }
 
 /** The ledger's answer to a {@link LeaseRequest}. */
@@ -114,6 +128,8 @@ export interface TenantLedgerState {
   overBilled: Amount;
   /** Workers whose file disagrees with the ledger's envelope (a few, latest first). */
   disagreements: Disagreement[];
+  /** A tokens-per-minute bucket: what the provider said is left until its reset (its headers). */
+  cap?: ProviderCap;
 }
 
 /** A rolling window keeps its settled spend in at most this many buckets (its memory is bounded). */
@@ -335,10 +351,26 @@ export function grantLease(
   const known = s0.leases.find((l) => l.id === id);
   if (known !== undefined)
     return { state: s0, answer: { granted: true, lease: known, envelope: s0.envelope } };
-  let s = heard(settle(s0, request.settle ?? [], nowMs), request.worker, request.envelope, nowMs);
+  let s = observe(
+    heard(settle(s0, request.settle ?? [], nowMs), request.worker, request.envelope, nowMs),
+    request.observed,
+    nowMs,
+  );
   const e = s.envelope;
   const { spent, held } = usedOf(s);
   const used = add(spent, held);
+  const capLeft = s.cap === undefined ? undefined : Math.max(0, s.cap.remaining - s.cap.granted);
+  if (capLeft !== undefined && s.cap !== undefined && request.least.tokens > capLeft) {
+    const answer: LeaseAnswer = {
+      granted: false,
+      why: 'spent',
+      limit: 'maxTotalTokens',
+      left: { tokens: Math.min(capLeft, leftOf(e, used).tokens ?? capLeft) },
+      renewsAt: s.cap.resetAt,
+      envelope: e,
+    };
+    return { state: s, answer };
+  }
   if (!fits(e, used, request.least)) {
     const live = s.leases.filter((l) => l.expiresAt > nowMs);
     const dead = sum(s.leases.filter((l) => l.expiresAt <= nowMs).map((l) => l.amount));
@@ -358,7 +390,7 @@ export function grantLease(
   const amount: Amount = {
     tokens: Math.max(
       request.least.tokens,
-      Math.min(request.wanted.tokens, left.tokens ?? request.wanted.tokens),
+      Math.min(request.wanted.tokens, left.tokens ?? request.wanted.tokens, capLeft ?? Infinity),
     ),
     costUsd: Math.max(
       request.least.costUsd,
@@ -373,7 +405,22 @@ export function grantLease(
     expiresAt: nowMs + request.ttlMs,
   };
   s = { ...s, leases: [...s.leases, lease] };
+  if (s.cap !== undefined) s = { ...s, cap: { ...s.cap, granted: s.cap.granted + amount.tokens } };
   return { state: s, answer: { granted: true, lease, envelope: e } };
+}
+
+/**
+ * The state after the provider's word (newer than the last heard): until its reset no more than `remaining` is
+ * granted, whatever the bucket's own count says. A cap past its reset is forgotten.
+ */
+export function observe(s: TenantLedgerState, o: Observed | undefined, nowMs: number): TenantLedgerState {
+  let next = s;
+  if (next.cap !== undefined && next.cap.resetAt <= nowMs) {
+    const { cap: _c, ...rest } = next;
+    next = rest;
+  }
+  if (o === undefined || o.resetAt <= nowMs || (next.cap !== undefined && o.at <= next.cap.at)) return next;
+  return { ...next, cap: { ...o, granted: 0 } };
 }
 
 /** The state after an operator set the envelope: it holds over every file's from now on. */

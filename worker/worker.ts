@@ -38,7 +38,7 @@ export interface ModelRetryWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  /** What the activities need (providers, tools). */
+  /** What the activities need (providers, tools, tenants: see `ActivityDeps`). */
   deps?: ActivityDeps;
   /**
    * A prebuilt bundle (tests build it once); by default the workflows are bundled at start, with

@@ -1,7 +1,7 @@
 /**
  * Settings per model in a provider's entry of the providers file (`"models": { "<model>": { ... } }`), checked
- * with the file; a model's `pricing`, which a call's cost budget counts, its `limits`, and whether a cut stream is
- * continued with a `prefill`.
+ * with the file; a model's `pricing`, which a call's cost budget counts, its `limits`, whether a cut stream is
+ * continued with a `prefill`, and its output limit (`maxOutputTokens`).
  */
 import { pricingProblems } from '../../policy/index.js';
 import type { Pricing } from '../../policy/index.js';
@@ -22,6 +22,13 @@ export interface ModelConfig {
    * @default false
    */
   prefill?: boolean;
+  /**
+   * The most tokens the model answers with (its output limit): what an attempt without its own `maxOutputTokens`
+   * reserves against its tenant's token or cost envelope. A call of a tenant under an envelope needs one or the
+   * other for each of its models, else it is refused at start. Give the limit the provider documents: with a lower
+   * one, an answer can bill past its reservation (counted and reported as over-billing).
+   */
+  maxOutputTokens?: number;
 }
 
 /**
@@ -34,9 +41,9 @@ export const PREFILL_TYPES: readonly string[] = ['anthropic', 'openai-compatible
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const MODEL_FIELDS = ['pricing', 'limits', 'prefill'];
+const MODEL_FIELDS = ['pricing', 'limits', 'prefill', 'maxOutputTokens'];
 
-/** `models`: model name -> `{ pricing, limits, prefill }`, each checked; `type` is the provider's type. */
+/** `models`: model name -> `{ pricing, limits, prefill, maxOutputTokens }`, each checked; `type` is the provider's type. */
 export function checkModels(value: unknown, at: string, type: string): string[] {
   if (value === undefined) return [];
   const example = '{ "fast": { "pricing": { "inputPerMTok": 0.15, "outputPerMTok": 0.6 } } }';
@@ -56,6 +63,7 @@ export function checkModels(value: unknown, at: string, type: string): string[] 
       ...pricing.map((p) => `\`${p.field}\` ${p.message}`),
       ...checkLimits(entry.limits, `${here}.limits`),
       ...checkPrefill(entry.prefill, `${here}.prefill`, type),
+      ...checkMaxOutputTokens(entry.maxOutputTokens, `${here}.maxOutputTokens`),
     ];
   });
 }
@@ -73,6 +81,15 @@ function checkPrefill(value: unknown, at: string, type: string): string[] {
   return [];
 }
 
+function checkMaxOutputTokens(value: unknown, at: string): string[] {
+  if (value === undefined) return [];
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return [];
+  return [
+    `\`${at}\` must be a whole number of tokens, 1 or more: the model's output limit as its provider documents ` +
+      `it, like 8192 (got ${JSON.stringify(value) ?? String(value)})`,
+  ];
+}
+
 /** Every model's `pricing` in a providers config, by `provider:model`. */
 export function pricingOf(
   config: Readonly<Record<string, { models?: Record<string, ModelConfig> }>>,
@@ -81,6 +98,19 @@ export function pricingOf(
   for (const [provider, entry] of Object.entries(config)) {
     for (const [model, settings] of Object.entries(entry.models ?? {})) {
       if (settings.pricing) out[`${provider}:${model}`] = settings.pricing;
+    }
+  }
+  return out;
+}
+
+/** Every model's output limit (`maxOutputTokens`) in a providers config, by `provider:model`. */
+export function outputLimitsOf(
+  config: Readonly<Record<string, { models?: Record<string, ModelConfig> }>>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [provider, entry] of Object.entries(config)) {
+    for (const [model, settings] of Object.entries(entry.models ?? {})) {
+      if (settings.maxOutputTokens !== undefined) out[`${provider}:${model}`] = settings.maxOutputTokens;
     }
   }
   return out;

@@ -207,7 +207,7 @@ export function withAiSdkProviders(
 ): ProviderRegistry {
   const registered = checkAiSdkProviders(providers, base.names());
   const names = (): string[] => [...base.names(), ...Object.keys(registered)];
-  // The base's other answers (prices, health and limits settings) stay the providers file's.
+  // The base's other answers (prices, output limits, health and limits settings) stay the providers file's.
   return {
     ...base,
     names,

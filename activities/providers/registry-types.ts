@@ -56,6 +56,12 @@ export interface ProviderRegistry {
   names(): string[];
   /** Every model's `pricing`, by `provider:model` (what workflows learn through `modelRetryConfig`). */
   pricing?(): Record<string, Pricing>;
+  /**
+   * Every model's output limit (`maxOutputTokens` in the providers file), by `provider:model`: what an attempt
+   * without its own `maxOutputTokens` reserves against its tenant's envelope (workflows learn it through
+   * `modelRetryConfig`).
+   */
+  outputLimits?(): Record<string, number>;
   /** The config of `provider` (its `health` settings and the like); absent in registries tests build by hand. */
   configOf?(provider: string): ProviderConfig | undefined;
   /** The config's limits by provider or backend (see `limitsOf`); none when absent. */

@@ -13,7 +13,7 @@ import {
   readProvidersFile,
 } from './config.js';
 import type { ProviderConfig, ProvidersConfig } from './config.js';
-import { pricingOf } from './models.js';
+import { outputLimitsOf, pricingOf } from './models.js';
 import { createProviderFetch } from './transport.js';
 import { limitsOf } from './limits.js';
 import type { TransportOptions } from './transport.js';
@@ -56,11 +56,13 @@ export function createProviderRegistry(
   // One dispatcher (connection pool) for every model of this registry.
   const fetch = createProviderFetch(options.transport);
   const prices = pricingOf(all);
+  const outputLimits = outputLimitsOf(all);
   const limits = Object.freeze(limitsOf(checked));
   const built = new BuiltModels();
   return {
     names: () => Object.keys(all),
     pricing: () => ({ ...prices }),
+    outputLimits: () => ({ ...outputLimits }),
     limits: () => limits,
     configOf: (provider) => (Object.hasOwn(all, provider) ? all[provider] : undefined),
     resolve(model) {

@@ -5,32 +5,25 @@
  * settled (what was billed under it, by signal) once it has expired or been replaced and nothing is in flight on
  * it: until then the ledger counts it in full, so no other worker can spend its room.
  */
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { Workflow } from '@temporalio/common';
 import { NO_AMOUNT } from '../../policy/index.js';
 import type {
   Amount,
   Lease,
   LeaseAnswer,
   LeaseRequest,
+  Observed,
   Settlement,
   TenantEnvelope,
 } from '../../policy/index.js';
-import {
-  TENANT_LEASE_UPDATE,
-  TENANT_LEDGER_WORKFLOW_TYPE,
-  TENANT_SETTLE_SIGNAL,
-  tenantLedgerId,
-} from '../../common/tenants.js';
-import type { SettleBatch, TenantLedgerInput } from '../../common/tenants.js';
+import { tenantLedgerId } from '../../common/tenants.js';
+import type { TenantLedgerInput } from '../../common/tenants.js';
+import { abortable, askLedger, sendSettlements, wantedOf } from './ledger-client.js';
 
 /** How long a lease lasts: a few round trips per worker per minute at most. */
 export const LEASE_TTL_MS = 30_000;
 /** A lease this close to its end takes no new reservation (an attempt may start just before it ends). */
 const LEASE_MARGIN_MS = 1_000;
-/** What a worker asks for beyond the attempt at hand: this share of each limit, so a burst needs few leases. */
-const LEASE_SHARE = 0.05;
 
 const add = (a: Amount, b: Amount): Amount => ({
   tokens: a.tokens + b.tokens,
@@ -70,6 +63,16 @@ export interface Reservation {
 /** Why nothing was reserved: the ledger's refusal, or a ledger that could not be reached. */
 export type NoRoom = { refused: Extract<LeaseAnswer, { granted: false }> } | { unreachable: string };
 
+/** A ledger: a tenant's (`model-retry-tenant:<tenant>`) or a tokens-per-minute bucket's. */
+export interface LedgerRef {
+  id: string;
+  /** Its name in its input: the tenant, or the bucket's key. */
+  name: string;
+}
+
+/** The ledger of `tenant`. */
+export const tenantLedger = (tenant: string): LedgerRef => ({ id: tenantLedgerId(tenant), name: tenant });
+
 /** Where the ledgers are and who asks. */
 export interface LeaseContext {
   client: Client;
@@ -82,6 +85,8 @@ export interface LeaseContext {
 export class TenantLeases {
   private readonly held = new Map<string, Held[]>();
   private readonly asking = new Map<string, Promise<unknown>>();
+  /** The provider's latest word per ledger, sent with its next lease request. */
+  private readonly observed = new Map<string, Observed>();
   private seq = 0;
 
   constructor(
@@ -95,11 +100,13 @@ export class TenantLeases {
    * one. A refusal or an unreachable ledger reserves nothing (the attempt must not be sent).
    */
   async reserve(
-    tenant: string,
+    ledger: LedgerRef | string,
     envelope: TenantEnvelope,
     amount: Amount,
     at: LeaseContext,
   ): Promise<Reservation | NoRoom> {
+    const ref = typeof ledger === 'string' ? tenantLedger(ledger) : ledger;
+    const tenant = ref.id;
     const local = this.take(tenant, amount);
     if (local !== undefined) return local;
     // One lease request per tenant at a time: those that wait for it reserve against what it brings.
@@ -109,7 +116,7 @@ export class TenantLeases {
       const after = this.take(tenant, amount);
       if (after !== undefined) return after;
     }
-    const asked = this.lease(tenant, envelope, amount, at);
+    const asked = this.lease(ref, envelope, amount, at);
     this.asking.set(tenant, asked);
     try {
       const answer = await asked;
@@ -158,12 +165,27 @@ export class TenantLeases {
     };
   }
 
+  /**
+   * The provider says `remaining` tokens are left until `resetAt`: a lease of this worker with more room than that
+   * is retired, so the next attempt asks the ledger, carrying what the provider said.
+   */
+  heard(ledgerId: string, o: Observed): void {
+    const last = this.observed.get(ledgerId);
+    if (last !== undefined && last.at >= o.at) return;
+    this.observed.set(ledgerId, o);
+    for (const h of this.held.get(ledgerId) ?? []) {
+      const room = h.lease.amount.tokens - h.billed.tokens - h.inFlight.tokens;
+      if (room > o.remaining) h.retired = true;
+    }
+  }
+
   private async lease(
-    tenant: string,
+    ref: LedgerRef,
     envelope: TenantEnvelope,
     least: Amount,
     at: LeaseContext,
   ): Promise<LeaseAnswer | { unreachable: string }> {
+    const tenant = ref.id;
     // This worker's leases that cannot hold the attempt are retired: the idle ones settle with the request.
     const mine = this.held.get(tenant) ?? [];
     for (const h of mine) h.retired = true;
@@ -177,21 +199,12 @@ export class TenantLeases {
       envelope,
       ...(idle.length > 0 ? { settle: idle.map(settlementOf) } : {}),
     };
+    const observed = this.observed.get(tenant);
+    if (observed !== undefined && observed.resetAt > this.now()) request.observed = observed;
     const leaseId = `${this.worker}/${this.now()}/${++this.seq}`;
-    const input: TenantLedgerInput = { tenant, envelope };
+    const input: TenantLedgerInput = { tenant: ref.name, envelope };
     try {
-      const start = new WithStartWorkflowOperation(TENANT_LEDGER_WORKFLOW_TYPE, {
-        workflowId: tenantLedgerId(tenant),
-        taskQueue: at.taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        staticSummary: `the envelope of tenant ${tenant}`,
-        staticDetails: 'Leases and spend of one tenant: see `model-retry tenants`.',
-      });
-      const asked = at.client.workflow.executeUpdateWithStart<Workflow, LeaseAnswer, [LeaseRequest]>(
-        TENANT_LEASE_UPDATE,
-        { args: [request], updateId: leaseId, startWorkflowOperation: start },
-      );
+      const asked = askLedger(at.client, tenant, at.taskQueue, input, request, leaseId);
       // A lease granted after the attempt was given up is kept all the same, so it is settled at its end (the
       // ledger counts a lease never settled as spent until the period renews).
       const kept = asked.then((answer) => {
@@ -248,13 +261,9 @@ export class TenantLeases {
     if (to !== undefined) await this.signal(to, first.tenant, done.map(settlementOf));
   }
 
-  private async signal(client: Client, tenant: string, settlements: Settlement[]): Promise<void> {
-    const batch: SettleBatch = { worker: this.worker, settlements };
+  private async signal(client: Client, ledgerId: string, settlements: Settlement[]): Promise<void> {
     // A lost settlement only keeps the room held (counted as spent) until the period renews: never over-spends.
-    await client.workflow
-      .getHandle(tenantLedgerId(tenant))
-      .signal(TENANT_SETTLE_SIGNAL, batch)
-      .catch(() => undefined);
+    await sendSettlements(client, ledgerId, { worker: this.worker, settlements }).catch(() => undefined);
   }
 
   /** Settles every idle lease now (a worker shutting down gives its room back). */
@@ -269,22 +278,4 @@ export class TenantLeases {
 /** What a lease settles: what its attempts billed and reserved. */
 function settlementOf(h: Held): Settlement {
   return { leaseId: h.lease.id, billed: h.billed, reserved: h.reservedDone };
-}
-
-/** What to ask for: the attempt's reservation, or a share of each limit when that is more. */
-export function wantedOf(envelope: TenantEnvelope, least: Amount): Amount {
-  return {
-    tokens: Math.max(least.tokens, Math.ceil((envelope.maxTotalTokens ?? 0) * LEASE_SHARE)),
-    costUsd: Math.max(least.costUsd, (envelope.maxCostUsd ?? 0) * LEASE_SHARE),
-  };
-}
-
-/** `p`, or a rejection as soon as `signal` aborts (the attempt was given up: it must not wait on the ledger). */
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('the attempt was given up while it asked for a lease'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('the attempt was given up while it asked for a lease'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

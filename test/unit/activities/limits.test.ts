@@ -48,7 +48,7 @@ describe('limits in the providers file', () => {
     // One `models` map holds a model's limits and its pricing (budgets): anything else is refused.
     [
       { models: { fast: { price: {} } } },
-      '`local.models.fast.price` is not a known field of a model (known: pricing, limits, prefill)',
+      '`local.models.fast.price` is not a known field of a model (known: pricing, limits, prefill, maxOutputTokens)',
     ],
   ])('refuses %j naming the field', (extra, message) => {
     expect(problems({ local: { ...local, ...extra } }).join('\n')).toContain(message);

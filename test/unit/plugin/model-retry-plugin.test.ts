@@ -84,6 +84,16 @@ describe('ModelRetryPlugin', () => {
     expect((await config()).payloadStore).toBe(true);
   });
 
+  it('passes the tenants to the activities: a Worker with a bad one is refused, a good one told to workflows', async () => {
+    const bad = new ModelRetryPlugin({ activities: { providers, tenants: { acme: { weight: -1 } } } });
+    expect(() => bad.configureWorker(worker())).toThrow('`acme.weight` must be a number above 0');
+    const tenants = { acme: { maxTotalTokens: 1000, period: 'day' as const }, '*': { weight: 1 } };
+    const options = new ModelRetryPlugin({ activities: { providers, tenants } }).configureWorker(worker());
+    const config = (options.activities as { modelRetryConfig: () => Promise<{ tenants?: unknown }> })
+      .modelRetryConfig;
+    expect((await config()).tenants).toEqual(tenants);
+  });
+
   it("puts the AI SDK's polyfills first in the workflow bundle", () => {
     const bundler = new ModelRetryPlugin().configureBundler({ workflowsPath: '/w.ts' } as BundleOptions);
     const config = bundler.webpackConfigHook?.({ entry: ['/w.ts'] }) as { entry: string[] };
