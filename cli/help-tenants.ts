@@ -16,8 +16,8 @@ any worker whose file disagrees. A ledger no worker answers for is shown with wh
     --max-total-tokens N   Input + output tokens per period.
     --max-cost-usd USD     USD per period (models need a \`pricing\` in the providers file).
     --period day|month     The UTC calendar period the limits hold for (default day).
-    --window-ms MS         A rolling window instead of a calendar period.
-    --weight W             The tenant's fairness weight (default 1).
+    --window-ms MS         A rolling window instead of a calendar period (1000 or more).
+    --weight W             The tenant's fairness weight (above 0, at most 1000; default 1).
     --task-queue Q         Where a new ledger runs (env MODEL_RETRY_TASK_QUEUE, default "model-retry").
   reset NAME   Forgets the period's spend, over-billing and every lease; the envelope stays.
   --json       Print JSON: an array of { tenant, workflowId, envelope, source, spent, held, left, renewsAt?,

@@ -32,19 +32,27 @@ describe('the flags of `model-retry tenants set`', () => {
     [
       'tokens that are no number',
       { 'max-total-tokens': 'lots' },
-      '`--max-total-tokens` must be a whole number of tokens above 0 (got "lots")',
+      '`--max-total-tokens` must be a number, not "lots"',
     ],
-    ['a fraction of a token', { 'max-total-tokens': '10.5' }, '`--max-total-tokens` must be a whole number'],
+    [
+      'a fraction of a token',
+      { 'max-total-tokens': '10.5' },
+      '`--max-total-tokens` must be a whole number of tokens, 1 or more, like 2000000 (got 10.5)',
+    ],
     [
       'no tokens',
       { 'max-total-tokens': '0' },
-      '`--max-total-tokens` must be a whole number of tokens above 0',
+      '`--max-total-tokens` must be a whole number of tokens, 1 or more',
     ],
-    ['negative USD', { 'max-cost-usd': '-1' }, '`--max-cost-usd` must be a number of USD above 0 (got "-1")'],
+    [
+      'negative USD',
+      { 'max-cost-usd': '-1' },
+      '`--max-cost-usd` must be a number of USD above 0, like 25 (got -1)',
+    ],
     [
       'an unknown period',
       { 'max-cost-usd': '1', period: 'week' },
-      '`--period` must be day or month (UTC), not "week"',
+      '`--period` must be "day" or "month" (UTC) (got "week"); for another span use `--window-ms`',
     ],
     [
       'a period and a window',
@@ -52,15 +60,24 @@ describe('the flags of `model-retry tenants set`', () => {
       '`--period` and `--window-ms` exclude each other',
     ],
     [
-      'a window of no length',
-      { 'max-cost-usd': '1', 'window-ms': '0' },
-      '`--window-ms` must be a whole number of milliseconds above 0',
+      'a window under a second',
+      { 'max-cost-usd': '1', 'window-ms': '999' },
+      '`--window-ms` must be a whole number of milliseconds, 1000 or more',
     ],
-    ['a weight of none', { 'max-cost-usd': '1', weight: '0' }, '`--weight` must be a number above 0'],
+    [
+      'a weight of none',
+      { 'max-cost-usd': '1', weight: '0' },
+      '`--weight` must be a number above 0 and at most 1000, like 2 (got 0)',
+    ],
+    [
+      'too heavy a weight',
+      { 'max-cost-usd': '1', weight: '1001' },
+      '`--weight` must be a number above 0 and at most 1000',
+    ],
     [
       'a weight that is no number',
       { 'max-cost-usd': '1', weight: 'heavy' },
-      '`--weight` must be a number above 0 (got "heavy")',
+      '`--weight` must be a number, not "heavy"',
     ],
   ])('refuse %s, naming the flag and the fix', (_, values, message) => {
     expect(() => envelopeFromFlags(values)).toThrow(UsageError);
@@ -77,6 +94,8 @@ describe('the tenant a `tenants` verb names', () => {
     ['none', [], "`tenants reset` needs the tenant's name, as in `model-retry tenants reset acme`"],
     ['two', ['acme', 'globex'], '`tenants reset` takes one tenant, not also "globex"'],
     ['the default `*`', ['*'], "`*` is the tenants file's default, not a tenant"],
+    ['empty', [''], "the tenant's NAME is empty: name the tenant"],
+    ['too long for a fairness key', ['x'.repeat(65)], "the tenant's NAME is 65 UTF-8 bytes long (at most 64"],
   ])('is refused when it is %s', (_, names, message) => {
     expect(() => tenantName('reset', names)).toThrow(message);
   });
