@@ -85,38 +85,47 @@ export async function runTenantsCommand(args: string[]): Promise<number> {
 /** The running ledgers of the namespace, each queried (one that does not answer is kept, with why). */
 async function list(client: Client): Promise<TenantRow[]> {
   const query = `WorkflowType = "${TENANT_LEDGER_WORKFLOW_TYPE}" AND ExecutionStatus = "Running"`;
-  const ids: string[] = [];
+  const found: { id: string; taskQueue: string }[] = [];
   for await (const w of client.workflow.list({ query })) {
-    if (w.workflowId.startsWith(TENANT_LEDGER_ID_PREFIX)) ids.push(w.workflowId);
+    if (w.workflowId.startsWith(TENANT_LEDGER_ID_PREFIX))
+      found.push({ id: w.workflowId, taskQueue: w.taskQueue });
   }
   const rows: TenantRow[] = [];
-  for (let i = 0; i < ids.length; i += QUERIES_AT_ONCE) {
-    rows.push(...(await Promise.all(ids.slice(i, i + QUERIES_AT_ONCE).map((id) => read(client, id)))));
+  for (let i = 0; i < found.length; i += QUERIES_AT_ONCE) {
+    const some = found.slice(i, i + QUERIES_AT_ONCE);
+    rows.push(...(await Promise.all(some.map((w) => read(client, w.id, w.taskQueue)))));
   }
   return rows.sort((a, b) => a.tenant.localeCompare(b.tenant));
 }
 
-/** One tenant's ledger, or `undefined` when there is none. */
+/** One tenant's running ledger, or `undefined` when there is none. */
 async function show(client: Client, tenant: string): Promise<TenantRow[] | undefined> {
-  const row = await read(client, tenantLedgerId(tenant));
-  if ('unreadable' in row && row.unreadable === NOT_FOUND) return undefined;
-  return [row];
+  const workflowId = tenantLedgerId(tenant);
+  try {
+    // A describe costs no action and says where the ledger runs, for the hint when its query is not answered.
+    const d = await client.workflow.getHandle(workflowId).describe();
+    if (d.status.name !== 'RUNNING') return undefined;
+    return [await read(client, workflowId, d.taskQueue)];
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
 }
 
-const NOT_FOUND = 'no such ledger';
-
-async function read(client: Client, workflowId: string): Promise<TenantRow> {
+async function read(client: Client, workflowId: string, taskQueue: string): Promise<TenantRow> {
   const tenant = workflowId.slice(TENANT_LEDGER_ID_PREFIX.length);
+  const deadline = Date.now() + QUERY_TIMEOUT_MS;
   try {
-    const snapshot = await client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () =>
+    const snapshot = await client.withDeadline(deadline, () =>
       client.workflow.getHandle(workflowId).query<TenantSnapshot>(TENANT_QUERY),
     );
     return tenantRow(workflowId, snapshot);
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return { tenant, workflowId, unreadable: NOT_FOUND };
-    const why = messageOf(error);
-    const hint = /deadline|poller/i.test(why) ? ' (is a worker running on its task queue?)' : '';
-    return { tenant, workflowId, unreadable: `its query failed: ${why}${hint}` };
+    const unreadable =
+      Date.now() >= deadline
+        ? `no answer within ${QUERY_TIMEOUT_MS / 1000} s: is a worker running on task queue "${taskQueue}"?`
+        : `its query failed: ${causesOf(error)}`;
+    return { tenant, workflowId, unreadable };
   }
 }
 
@@ -155,4 +164,18 @@ async function reset(client: Client, tenant: string): Promise<number> {
   }
   say(`tenant ${tenant}'s spend and leases in this period cleared; its envelope is unchanged`);
   return 0;
+}
+
+/** An error's message with its causes' (the client's "Failed to query Workflow" says why only in its cause). */
+function causesOf(error: unknown): string {
+  const parts: string[] = [];
+  for (
+    let e: unknown = error;
+    e !== undefined && parts.length < 4;
+    e = e instanceof Error ? e.cause : undefined
+  ) {
+    const m = messageOf(e);
+    if (m !== '' && !parts.includes(m)) parts.push(m);
+  }
+  return parts.join(': ');
 }

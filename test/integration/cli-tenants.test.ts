@@ -117,16 +117,19 @@ describe('model-retry tenants', () => {
     const set = await runCli(['tenants', 'set', orphan, '--max-cost-usd', '5'], lonely);
     expect(set.code, set.stderr).toBe(0);
     const row = await until('the ledger in the list', () => listed(orphan));
-    expect(row).toMatchObject({ tenant: orphan, unreadable: expect.stringMatching(/^its query failed: /) });
+    expect(row).toMatchObject({
+      tenant: orphan,
+      unreadable: `no answer within 5 s: is a worker running on task queue "no-worker-${suffix}"?`,
+    });
     const show = await runCli(['tenants', 'show', orphan], lonely);
     expect(show.code).toBe(1);
-    expect(show.stdout).toContain(`${orphan}  could not be read: its query failed`);
+    expect(show.stdout).toContain(`${orphan}  could not be read: no answer within 5 s`);
   });
 
   it('refuses bad flags with exit 2 before connecting, naming the flag', async () => {
     const bad = await runCli(['tenants', 'set', acme, '--max-total-tokens', '1000', '--period', 'week'], env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('`--period` must be day or month (UTC), not "week"');
+    expect(bad.stderr).toContain('`--period` must be "day" or "month" (UTC) (got "week")');
     const misplaced = await runCli(['tenants', '--weight', '2'], env);
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain('`--weight` belongs to `tenants set NAME`');
