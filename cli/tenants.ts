@@ -66,7 +66,9 @@ export async function runTenantsCommand(args: string[]): Promise<number> {
     if (verb === 'reset' && name !== undefined) return await reset(client, name);
     const rows = name === undefined ? await list(client) : await show(client, name);
     if (rows === undefined) {
-      say(`no ledger for tenant ${name}: no attempt of it has reserved yet and no \`tenants set\` named it`);
+      say(
+        `no running ledger for tenant ${name} (its first attempt under an envelope, or \`tenants set\`, starts one)`,
+      );
       return 2;
     }
     if (json) process.stdout.write(`${JSON.stringify(name === undefined ? rows : rows[0])}\n`);
