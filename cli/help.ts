@@ -2,6 +2,7 @@
 import { MAX_RERUN_CHILDREN } from '../common/rerun-input.js';
 
 export { CALL_HELP, TURN_HELP } from './help-requests.js';
+export { TENANTS_HELP } from './help-tenants.js';
 
 export const MAIN_HELP = `model-retry: durable LLM calls on Temporal. Every attempt is an activity, every wait a durable
 timer, every failure classified and kept in the workflow's history.
@@ -24,6 +25,8 @@ Commands:
             (--query "ModelRetryStopReason = 'deadline'").
   health    Fleet health: every backend's breaker (closed / open / half-open) on the task queue;
             \`health reset BACKEND\` sets one closed.
+  tenants   Tenant envelopes: each tenant's envelope, spend, leases and renewal; \`tenants set NAME ...\`
+            sets one by hand, \`tenants reset NAME\` clears its period's spend.
   codec-server
             Serve Temporal's codec endpoint (POST /decode, /encode) with the payload keys and store of the
             environment, so the Temporal Web UI shows encrypted payloads decoded.

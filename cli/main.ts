@@ -11,6 +11,7 @@ import {
   WORKER_HELP,
   TURN_HELP,
   RERUN_HELP,
+  TENANTS_HELP,
 } from './help.js';
 import { ConfigError } from '../common/config-error.js';
 
@@ -24,6 +25,7 @@ const HELP: Record<string, string> = {
   rerun: RERUN_HELP,
   list: LIST_HELP,
   health: HEALTH_HELP,
+  tenants: TENANTS_HELP,
   'codec-server': CODEC_SERVER_HELP,
 };
 
@@ -80,6 +82,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'health': {
         const { runHealthCommand } = await import('./health.js');
         return await runHealthCommand(rest);
+      }
+      case 'tenants': {
+        const { runTenantsCommand } = await import('./tenants.js');
+        return await runTenantsCommand(rest);
       }
       case 'list': {
         const { runListCommand } = await import('./list.js');

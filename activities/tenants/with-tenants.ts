@@ -20,6 +20,7 @@ import { hasBegunSending } from '../sending.js';
 import { billedOf, billedOnFailure, notSent } from './attempt-billing.js';
 import { startHeartbeat } from '../heartbeat.js';
 import type { TenantLeases } from './leases.js';
+import { tenantMetrics } from './metrics.js';
 
 type ModelRequest = (input: ModelRequestInput) => Promise<ModelRequestResult>;
 
@@ -45,9 +46,13 @@ export function withTenants(modelRequest: ModelRequest, deps: WithTenantsDeps): 
     const envelope = tenant === undefined ? undefined : envelopeFor(deps.tenants, tenant);
     if (tenant === undefined || envelope === undefined || !limitsSpend(envelope)) return modelRequest(input);
     const ctx = Context.current();
+    const metrics = tenantMetrics(ctx.metricMeter, tenant);
     const startedAt = new Date().toISOString();
     const bound = boundOf(input, envelope, deps);
-    if (typeof bound === 'string') throw notSent('Misconfigured', bound, startedAt);
+    if (typeof bound === 'string') {
+      metrics.refused('misconfigured');
+      throw notSent('Misconfigured', bound, startedAt);
+    }
     const stopHeartbeat = startHeartbeat(ctx, { startedAt }, deps.heartbeatIntervalMs);
     let reserved;
     try {
@@ -64,17 +69,26 @@ export function withTenants(modelRequest: ModelRequest, deps: WithTenantsDeps): 
       throw new CancelledFailure('the attempt was cancelled while it reserved against its tenant envelope');
     }
     if ('unreachable' in reserved) {
+      metrics.refused('unreachable');
       const why = `the ledger of tenant ${tenant} could not be reached (${reserved.unreachable}); nothing was sent`;
       throw notSent('CoolingDown', why, startedAt, { retryAfterMs: UNREACHABLE_RETRY_MS });
     }
-    if ('refused' in reserved) throw refusal(tenant, bound, reserved.refused, startedAt);
+    if ('refused' in reserved) {
+      metrics.refused(reserved.refused.why);
+      throw refusal(tenant, bound, reserved.refused, startedAt);
+    }
+    metrics.reserved(reserved.amount);
     const pricing = deps.pricing()[input.model];
+    const settle = (billed: Amount): void => {
+      reserved.done(billed);
+      metrics.billed(billed);
+    };
     try {
       const result = await modelRequest(input);
-      reserved.done(billedOf(result.usage, result.cost, pricing) ?? bound);
+      settle(billedOf(result.usage, result.cost, pricing) ?? bound);
       return result;
     } catch (error) {
-      reserved.done(billedOnFailure(error, bound, pricing, hasBegunSending(ctx)));
+      settle(billedOnFailure(error, bound, pricing, hasBegunSending(ctx)));
       throw error;
     }
   };
