@@ -1,4 +1,6 @@
 import type { WorkerConfig, WorkerConfigActivities } from '../common/worker-config.js';
+import { DEFAULT_TENANT } from '../common/tenants.js';
+import type { TenantsConfig } from '../common/tenants.js';
 import { providerKeyOf } from './attempt/provider-bound.js';
 import { genAiProviderOfConfig, genAiProviderOfRegistration } from './providers/gen-ai-provider.js';
 import type { Env, ProviderRegistry } from './providers/registry.js';
@@ -8,8 +10,9 @@ import type { AiSdkProviders } from './providers/registered.js';
 export function createWorkerConfigActivities(config: WorkerConfig): WorkerConfigActivities {
   const answer = Object.freeze({ ...config });
   return {
-    async modelRetryConfig(): Promise<WorkerConfig> {
-      return answer;
+    async modelRetryConfig(ask?: { tenant?: string }): Promise<WorkerConfig> {
+      if (answer.tenants === undefined) return answer;
+      return { ...answer, tenants: tenantsFor(answer.tenants, ask?.tenant) };
     },
   };
 }
@@ -48,4 +51,15 @@ export function providerKeysOf(
     if (config !== undefined) byName[name] = providerKeyOf(name, config.type);
   }
   return byName;
+}
+
+/** The entries of a tenants file that a run of `tenant` needs: its own and `*` (the others stay out of history). */
+function tenantsFor(tenants: TenantsConfig, tenant: string | undefined): TenantsConfig {
+  const names = tenant === undefined ? [DEFAULT_TENANT] : [tenant, DEFAULT_TENANT];
+  const picked: TenantsConfig = {};
+  for (const n of names) {
+    const entry = tenants[n];
+    if (Object.hasOwn(tenants, n) && entry !== undefined) picked[n] = entry;
+  }
+  return picked;
 }

@@ -79,5 +79,9 @@ export interface WorkerConfig {
 
 /** The local activity that answers it (types only cross into the sandbox). */
 export interface WorkerConfigActivities {
-  modelRetryConfig(): Promise<WorkerConfig>;
+  /**
+   * `ask.tenant`: the run's tenant, so the answer's `tenants` holds only that tenant's entry and `*` (a tenants
+   * file of thousands of tenants would otherwise be recorded whole in every run's history).
+   */
+  modelRetryConfig(ask?: { tenant?: string }): Promise<WorkerConfig>;
 }

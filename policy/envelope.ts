@@ -121,7 +121,7 @@ export interface TenantLedgerState {
   source: 'file' | 'set';
   /** A calendar period's start (epoch ms); absent for a rolling window. */
   periodStart?: number;
-  /** Settled spend in the period (a rolling window keeps it in buckets, see {@link WINDOW_BUCKETS}). */
+  /** Settled spend in the period (a rolling window keeps it in buckets, see `WINDOW_BUCKETS`). */
   spent: SpendEntry[];
   leases: Lease[];
   /** What providers billed beyond the reservations in the period (Σ max(0, billed − reserved) per lease). */

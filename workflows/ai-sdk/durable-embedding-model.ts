@@ -157,7 +157,7 @@ export class DurableEmbeddingModel implements EmbeddingModelV4 {
 
   private async bound(): Promise<number> {
     const own = this.options.maxEmbeddingsPerCall ?? DEFAULT_MAX_EMBEDDINGS_PER_CALL;
-    const config = await workerConfig();
+    const config = await workerConfig(this.options.tenant);
     if (config?.payloadStore === true) return own;
     const perVector = vectorWireBytes(this.options.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS);
     return Math.max(1, Math.min(own, Math.floor(VECTORS_ROOM_BYTES / perVector)));

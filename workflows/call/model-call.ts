@@ -28,6 +28,7 @@ import { providerBoundProblem } from '../../common/provider-bound.js';
 import { checkHeaders } from '../../common/request-secrets.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
 import { DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES } from '../../common/worker-config.js';
+import { tenantBoundProblem } from '../../common/call-input/tenant-bound.js';
 import type { WorkerConfig } from '../../common/worker-config.js';
 import type { CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
 import type { CallModelOptions, TurnCallOptions } from './call-options.js';
@@ -106,7 +107,7 @@ export function* callSteps(given: ModelCallInput, options: TurnCallOptions = {})
   let config = answered?.config;
   if (!answered) {
     try {
-      config = (yield askWorkerConfig()) as WorkerConfig;
+      config = (yield askWorkerConfig(input.tenant)) as WorkerConfig;
     } catch {
       config = undefined;
     }
@@ -116,7 +117,14 @@ export function* callSteps(given: ModelCallInput, options: TurnCallOptions = {})
   // allows and what its providers are.
   try {
     checkHeaders(input.headers, config?.allowHeaders ?? []);
-    const bound = providerBoundProblem(request, backends, config?.providerKeys);
+    const bound =
+      providerBoundProblem(request, backends, config?.providerKeys) ??
+      tenantBoundProblem(
+        input.tenant,
+        backends,
+        { maxOutputTokens: input.settings?.maxOutputTokens, embed: request.embed !== undefined },
+        config,
+      );
     if (bound) throw new InvalidModelCallInputError(bound.field, bound.message);
   } catch (error) {
     // The call was opened (its status is queryable): it ends here, before any attempt.

@@ -29,8 +29,9 @@ let answered: { config: WorkerConfig | undefined } | undefined;
  * when it failed) to `noteWorkerConfig`. Returned as is, with nothing chained on it: a chained promise is one more
  * stack trace in Temporal's sandbox.
  */
-export function askWorkerConfig(): Promise<WorkerConfig> {
-  asked ??= modelRetryConfig();
+export function askWorkerConfig(tenant?: string): Promise<WorkerConfig> {
+  // The tenant only when there is one: a run without one asks as runs always have.
+  asked ??= tenant === undefined ? modelRetryConfig() : modelRetryConfig({ tenant });
   return asked;
 }
 
@@ -45,11 +46,11 @@ export function noteWorkerConfig(config: WorkerConfig | undefined): WorkerConfig
  * event) at the first call's start, since any worker may have limits. `undefined` when the worker cannot
  * answer (a worker of the user's own without model-retry's activities): callers then assume the defaults.
  */
-export async function workerConfig(): Promise<WorkerConfig | undefined> {
+export async function workerConfig(tenant?: string): Promise<WorkerConfig | undefined> {
   if (answered) return answered.config;
   let config: WorkerConfig | undefined;
   try {
-    config = await askWorkerConfig();
+    config = await askWorkerConfig(tenant);
   } catch {
     config = undefined;
   }
