@@ -36,19 +36,23 @@ describe("a worker's tenants file", () => {
   });
 
   it("reaches the workflow in the worker's config, with each model's output limit", async () => {
-    const m = fx.model();
+    const [m, g, n] = [fx.model(), fx.model(), fx.model()];
     const providers = loopbackProviders(fx.lp, { local: { models: { [m.id]: { maxOutputTokens: 4096 } } } });
     const tenants = { acme: { maxTotalTokens: 2_000_000, period: 'day' }, '*': { weight: 1 } } as const;
     const path = join(dir, 'good.json');
     writeFileSync(path, JSON.stringify(tenants));
     const worker = await fx.temporal.startWorker({ deps: { providers, env: { MODEL_RETRY_TENANTS: path } } });
     try {
-      fx.lp.script(m.id, [ok('answered')]);
-      const run = await runCall(fx, worker, { model: m.name, prompt: 'hi' });
-      expect(run.result?.output.text).toBe('answered');
-      const config = workerConfigOf(run);
-      expect(config?.tenants).toEqual(tenants);
-      expect(config?.outputLimits).toEqual({ [m.name]: 4096 });
+      for (const x of [m, g, n]) fx.lp.script(x.id, [ok('answered')]);
+      // A run records its own tenant's entry and the default, never the rest of the file.
+      const acme = await runCall(fx, worker, { model: m.name, prompt: 'hi', tenant: 'acme' });
+      expect(acme.result?.output.text).toBe('answered');
+      expect(workerConfigOf(acme)?.tenants).toEqual(tenants);
+      expect(workerConfigOf(acme)?.outputLimits).toEqual({ [m.name]: 4096 });
+      const other = await runCall(fx, worker, { model: g.name, prompt: 'hi', tenant: 'globex' });
+      expect(workerConfigOf(other)?.tenants).toEqual({ '*': { weight: 1 } });
+      const none = await runCall(fx, worker, { model: n.name, prompt: 'hi' });
+      expect(workerConfigOf(none)?.tenants).toEqual({ '*': { weight: 1 } });
     } finally {
       await worker.stop();
     }
