@@ -30,6 +30,7 @@ import type { TenantsConfig } from '../common/tenants.js';
 import { TenantLeases, leaseHolderName } from './tenants/leases.js';
 import { withTenants } from './tenants/with-tenants.js';
 import { withTokenBuckets } from './tenants/with-token-buckets.js';
+import { envelopeFor } from '../common/call-input/tenant-bound.js';
 
 /** What `createActivities` builds the activities from; every field is optional. */
 export interface ActivityDeps {
@@ -147,7 +148,10 @@ export function createActivities(deps: ActivityDeps = {}) {
       : checkHeartbeatMs(deps.heartbeatIntervalMs, 'heartbeatIntervalMs');
   const limits = registry.limits?.() ?? {};
   // One set of semaphores per process: every Worker given these activities (limit queues too) shares them.
-  const inFlight = new InFlightLimits(() => limits);
+  const inFlight = new InFlightLimits(
+    () => limits,
+    (tenant) => envelopeFor(tenants, tenant)?.weight ?? 1,
+  );
   const attempt = withResultLimit(
     createModelRequest({
       providers,

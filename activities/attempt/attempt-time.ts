@@ -57,7 +57,7 @@ export async function clearToSend(
   let release: Release = () => undefined;
   if (inFlight !== undefined) {
     try {
-      release = await inFlight.acquire(input.model, signal, atStart - least);
+      release = await inFlight.acquire(input.model, signal, atStart - least, input.tenant);
     } catch (error) {
       if (error instanceof NoSlotError && error.reason === 'aborted') throw error;
       return noSlot(error);

@@ -117,3 +117,54 @@ describe('an attempt timeout longer than a Node timer holds', () => {
     release();
   });
 });
+
+describe('maxInFlight waiters are served by their tenant weight', () => {
+  const until = async (ok: () => boolean): Promise<void> => {
+    while (!ok()) await sleep(1);
+  };
+  /** Queues `who` (tenant names) in order behind a held slot, then frees slots one by one: the order they got one. */
+  async function servedOrder(who: string[], weights: Record<string, number> = {}): Promise<string[]> {
+    const inFlight = new InFlightLimits(
+      () => ({ local: { maxInFlight: 1 } }),
+      (tenant) => weights[tenant] ?? 1,
+    );
+    const signal = new AbortController().signal;
+    const holder = await inFlight.acquire('local:m', signal, 60_000, 'holder');
+    const served: string[] = [];
+    const releases: Release[] = [];
+    const waits = who.map((tenant) =>
+      inFlight.acquire('local:m', signal, 60_000, tenant).then((release) => {
+        served.push(tenant);
+        releases.push(release);
+      }),
+    );
+    holder();
+    // Each freed slot goes to one waiter; it gives the slot back once it has it, and the next one is served.
+    while (served.length < who.length) {
+      const before = served.length;
+      await until(() => served.length > before);
+      releases.at(-1)?.();
+    }
+    await Promise.all(waits);
+    return served;
+  }
+
+  it.each([
+    ['one tenant: first come, first served', ['a', 'a', 'a'], {}, ['a', 'a', 'a']],
+    [
+      "a burst does not hold back another tenant's waiter",
+      ['a', 'a', 'a', 'a', 'b'],
+      {},
+      ['a', 'b', 'a', 'a', 'a'],
+    ],
+    ['equal weights alternate', ['a', 'a', 'a', 'b', 'b'], {}, ['a', 'b', 'a', 'b', 'a']],
+    [
+      'a weight of 3 serves three for one',
+      ['a', 'a', 'a', 'b', 'b', 'b'],
+      { b: 3 },
+      ['b', 'b', 'a', 'b', 'a', 'a'],
+    ],
+  ])('%s', async (_what, who, weights, order) => {
+    expect(await servedOrder(who, weights)).toEqual(order);
+  });
+});
