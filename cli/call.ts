@@ -4,6 +4,7 @@ import { InvalidModelCallInputError } from '../common/input-error.js';
 import type { ModelCallInput } from '../common/call.js';
 import { modelCallWorkflow } from '../workflows/call/model-call-workflow.js';
 import { checkModelCall } from '../client/model-call-client.js';
+import { startForTenant } from '../client/tenant-start.js';
 import { UsageError, parseCommandArgs, runFlags } from './args.js';
 import { attemptsQuery, statusQuery } from '../common/queries.js';
 import { attachToCall } from './call-attach.js';
@@ -75,6 +76,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
     headers: headersFromFlags(values.header),
     toolChoice: toolChoiceFromFlag(values['tool-choice']),
     promptFlag: values['prompt-file'] !== undefined ? '--prompt-file' : '--prompt',
+    tenant: values.tenant,
   };
   let input: ModelCallInput | undefined;
   if (attachOnly) {
@@ -86,6 +88,7 @@ export async function runCallCommand(args: string[]): Promise<number> {
       request.providerOptions !== undefined ||
       request.headers !== undefined ||
       request.toolChoice !== undefined ||
+      request.tenant !== undefined ||
       values.system !== undefined ||
       values['stream-batch-ms'] !== undefined ||
       values['on-cut'] !== undefined ||
@@ -124,7 +127,11 @@ export async function runCallCommand(args: string[]): Promise<number> {
           check: (session) =>
             refuseOversizedCall(session.client, input, (field) => flagOfField(field, request, prompt)),
           start: (session, options) =>
-            session.client.workflow.start(modelCallWorkflow, { ...options, args: [input] }),
+            startForTenant(
+              (tenant) =>
+                session.client.workflow.start(modelCallWorkflow, { ...options, ...tenant, args: [input] }),
+              input.tenant,
+            ),
         }
       : {}),
     attach: (session) => attachToCall(session, workflowId, input),
@@ -147,6 +154,7 @@ interface RequestFlags {
   headers: ModelCallInput['headers'];
   toolChoice: ModelCallInput['toolChoice'];
   promptFlag: '--prompt' | '--prompt-file';
+  tenant: string | undefined;
 }
 
 function inputFromFlags(
@@ -181,6 +189,7 @@ function inputFromFlags(
     ...(settings !== undefined ? { settings } : {}),
     ...(output !== undefined ? { output } : {}),
     ...(budget !== undefined ? { budget } : {}),
+    ...(request.tenant !== undefined ? { tenant: request.tenant } : {}),
   };
   try {
     checkModelCall(input);

@@ -6,6 +6,7 @@ import { REQUEST_HELP, TOOL_CHOICE_HELP } from './request-flags.js';
 
 export const CALL_HELP = `Usage: model-retry call --model P:M [--model P:M ...] --prompt TEXT | --prompt-file FILE [--system TEXT]
                          [--image FILE ...] [--file FILE ...] [--provider-options JSON] [--header NAME:VALUE ...]
+                         [--tenant NAME]
                          [--tool-choice auto|none|required|tool:NAME]
                          [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
@@ -81,6 +82,7 @@ the call goes on.
 
 export const TURN_HELP = `Usage: model-retry turn --model P:M [--model P:M ...] --prompt TEXT [--system TEXT] [--tool NAME ...]
                          [--image FILE ...] [--file FILE ...] [--provider-options JSON] [--header NAME:VALUE ...]
+                         [--tenant NAME]
                          [--max-steps N] [--waits MS,MS,... | --backoff K=V,... | --no-retry] [--max-attempts N]
                          [--deadline MS] [--reserve MS] [--attempt-timeout MS] [--min-attempt MS]
                          [--max-output-tokens N] [--temperature X] [--top-p X] [--top-k N] [--stop TEXT ...]

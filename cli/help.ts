@@ -206,6 +206,7 @@ Options:
                         "ModelRetryStopReason = 'deadline' AND StartTime > '2026-01-01T00:00:00Z'"
                         "ModelRetryModels = 'openai:gpt-4o-mini' AND ModelRetryAttempts > 3"
                         "ModelRetryLastFailure = 'RateLimited'"
+                        "ModelRetryTenant = 'acme'"  (runs started with --tenant acme)
   --class NAME        Only runs that met this failure class (ModelRetryClasses = 'NAME'); repeat for
                       runs that met all of them, e.g. --class CoolingDown.
   --limit N           At most N runs (default 20).

@@ -6,6 +6,7 @@ import { UsageError } from './args.js';
 export const REQUEST_FLAG_OPTIONS = {
   'provider-options': { type: 'string' },
   header: { type: 'string', multiple: true },
+  tenant: { type: 'string' },
 } as const;
 
 /** `--tool-choice`: `call` only (a turn's model decides each step itself). */
@@ -117,6 +118,9 @@ export const REQUEST_HELP = `Request (written into the workflow's history: crede
                        An apiKey in them is refused: keys belong to the worker.
   --header NAME:VALUE  A request header; repeat for more. Credential headers (authorization, x-api-key, ...)
                        and values that look like keys are refused.
+  --tenant NAME        Who the run is for: its attempts carry NAME as Temporal's fairness key (with the weight
+                       the worker's tenants file gives it), the tenant's envelope holds, and the run is found
+                       by it (--query "ModelRetryTenant = 'NAME'"). At most 64 bytes, not *.
 `;
 export const TOOL_CHOICE_HELP = `  --tool-choice C      How the model may use tools: auto, none, required, or tool:NAME.
 `;

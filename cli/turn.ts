@@ -4,6 +4,7 @@ import { agentTurnWorkflow } from '../workflows/turn/agent-turn.js';
 import { InvalidAgentTurnInputError } from '../common/turn-input.js';
 import type { AgentTurnInput } from '../common/turn.js';
 import { checkAgentTurn, readTurnHistory, turnOutcome } from '../client/agent-turn-client.js';
+import { startForTenant } from '../client/tenant-start.js';
 import type { TurnOutcome } from '../client/agent-turn-client.js';
 import { UsageError, parseCommandArgs, runFlags } from './args.js';
 import { followRun } from './follow-run.js';
@@ -79,7 +80,11 @@ export async function runTurnCommand(args: string[]): Promise<number> {
     ...(input
       ? {
           start: (session, options) =>
-            session.client.workflow.start(agentTurnWorkflow, { ...options, args: [input] }),
+            startForTenant(
+              (tenant) =>
+                session.client.workflow.start(agentTurnWorkflow, { ...options, ...tenant, args: [input] }),
+              input.tenant,
+            ),
         }
       : {}),
     attach: (session) => attachToTurn(session, workflowId),
@@ -134,6 +139,7 @@ function inputFromFlags(values: Record<string, string | boolean | string[] | und
     ...(budget !== undefined ? { budget } : {}),
     ...streamOfFlags(values.stream === true, values['on-cut'] as string | undefined),
     ...(settings !== undefined ? { settings } : {}),
+    ...(typeof values.tenant === 'string' ? { tenant: values.tenant } : {}),
   };
   try {
     checkAgentTurn(input);

@@ -19,6 +19,8 @@ import type { AgentTurnPartial, TurnStep } from '../common/turn.js';
 import { fetchRunChain, runLinks } from './history-chain.js';
 import { firstPayload } from './history-events.js';
 import { readCallHistory } from './history-reader.js';
+import { checkFairnessWeight } from './model-call-client.js';
+import { startForTenant } from './tenant-start.js';
 import type { CallHistory } from './history-reader.js';
 
 /** Options of `startAgentTurn`. */
@@ -28,6 +30,8 @@ export interface StartAgentTurnOptions {
   workflowId?: string;
   /** Credential headers the turn's calls may send by name, as the worker's `allowHeaders` allows them. */
   allowHeaders?: string[];
+  /** The weight of the turn's tenant in Temporal's fairness (see `StartModelCallOptions.fairnessWeight`). */
+  fairnessWeight?: number;
 }
 
 /**
@@ -46,11 +50,19 @@ export async function startAgentTurn(
     ? { ...input, messages: wireMessagesOf(input.messages) }
     : input;
   checkAgentTurn(plain, Date.now(), options.allowHeaders);
-  return client.workflow.start(agentTurnWorkflow, {
-    taskQueue: options.taskQueue,
-    workflowId: options.workflowId ?? `agent-turn-${randomUUID()}`,
-    args: [plain],
-  });
+  checkFairnessWeight(options.fairnessWeight, plain.tenant, InvalidAgentTurnInputError);
+  const workflowId = options.workflowId ?? `agent-turn-${randomUUID()}`;
+  return startForTenant(
+    (tenant) =>
+      client.workflow.start(agentTurnWorkflow, {
+        taskQueue: options.taskQueue,
+        workflowId,
+        args: [plain],
+        ...tenant,
+      }),
+    plain.tenant,
+    options.fairnessWeight,
+  );
 }
 
 /** A turn's messages in wire form; a message that is not one is refused naming the turn's field. */

@@ -5,6 +5,8 @@
  */
 export { startModelCall, checkModelCall, checkOutputSchema } from './model-call-client.js';
 export type { StartModelCallOptions } from './model-call-client.js';
+export { tenantStartOptions } from './tenant-start.js';
+export type { TenantStartOptions } from './tenant-start.js';
 export { checkCallSize } from './call-size.js';
 export { readCallHistory } from './history-reader.js';
 export { decodeHistory, fetchDecodedHistory } from './decode-history.js';

@@ -10,6 +10,7 @@ import {
 } from '../common/call-input/call-input.js';
 import { schemaProblem } from '../common/json-schema.js';
 import { checkCallSize } from './call-size.js';
+import { fairnessWeightProblem, startForTenant } from './tenant-start.js';
 import type { ModelCallInput } from '../common/call.js';
 import { modelCallWorkflow } from '../workflows/call/model-call-workflow.js';
 
@@ -31,6 +32,12 @@ export interface StartModelCallOptions {
    * before anything starts, without the worker). @default none
    */
   allowHeaders?: string[];
+  /**
+   * The weight of the call's tenant (`input.tenant`) in Temporal's fairness, for the workflow's own tasks (its
+   * attempts take the worker's tenants file's). Absent: Temporal's default (1) or the task queue's weight for the
+   * key. From 0.001 to 1000; only with a tenant.
+   */
+  fairnessWeight?: number;
 }
 
 /**
@@ -46,16 +53,37 @@ export async function startModelCall(
   options: StartModelCallOptions,
 ): Promise<WorkflowHandleWithStartDetails<typeof modelCallWorkflow>> {
   checkModelCall(input, Date.now(), options.allowHeaders);
+  checkFairnessWeight(options.fairnessWeight, input.tenant, InvalidModelCallInputError);
   // Tools in the AI SDK's record shape (a zod schema, a `jsonSchema()`) and messages with bytes or URLs become
   // plain JSON before they cross.
   const plain = plainInput(input);
   await checkCallSize(client, plain);
-  return client.workflow.start(modelCallWorkflow, {
-    taskQueue: options.taskQueue,
-    workflowId: options.workflowId ?? `model-call-${randomUUID()}`,
-    args: [plain],
-    ...(options.requestEagerStart === true ? { requestEagerStart: true } : {}),
-  });
+  const workflowId = options.workflowId ?? `model-call-${randomUUID()}`;
+  return startForTenant(
+    (tenant) =>
+      client.workflow.start(modelCallWorkflow, {
+        taskQueue: options.taskQueue,
+        workflowId,
+        args: [plain],
+        ...(options.requestEagerStart === true ? { requestEagerStart: true } : {}),
+        ...tenant,
+      }),
+    input.tenant,
+    options.fairnessWeight,
+  );
+}
+
+/** Refuses a `fairnessWeight` that is no weight, or one given without a tenant (it would weigh nothing). */
+export function checkFairnessWeight(
+  fairnessWeight: unknown,
+  tenant: string | undefined,
+  InputError: new (field: string, message: string) => Error,
+): void {
+  const problem = fairnessWeightProblem(fairnessWeight);
+  if (problem !== undefined) throw new InputError('fairnessWeight', problem);
+  if (fairnessWeight !== undefined && tenant === undefined) {
+    throw new InputError('fairnessWeight', "weighs the call's tenant: give `tenant` too, or leave it out");
+  }
 }
 
 /** Checks a call's input and plan as of now, as `startModelCall` does; throws on the first problem. */

@@ -145,7 +145,10 @@ export interface ModelRequestInput {
    * (naming `pricing`) before any request is sent.
    */
   costBudget?: true;
-  /** The call's tenant: its attempts reserve against the tenant's envelope (the worker's tenants file). */
+  /**
+   * The call's tenant (`ModelCallInput.tenant`): the worker reserves the attempt against the tenant's envelope and
+   * serves it by the tenant's weight. Absent for a call without one.
+   */
   tenant?: string;
 }
 

@@ -74,6 +74,12 @@ export interface ModelCallInput {
    * `budget`. A cost limit needs a `pricing` for every backend's model in the worker's providers file.
    */
   budget?: Budget;
+  /**
+   * Who the call is for (`'acme'`): the worker's tenants file gives the tenant its envelope and fairness weight.
+   * The call's attempts carry it as Temporal's task fairness key, and a call started by `startModelCall` or the CLI
+   * is searchable by it (`ModelRetryTenant`). At most 64 bytes of UTF-8, no control characters, not `*`.
+   */
+  tenant?: string;
 }
 
 /** A call's structured output (`ModelCallInput.output`): what the AI SDK's `responseFormat: { type: 'json', schema }` maps to. */

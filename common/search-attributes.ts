@@ -30,6 +30,13 @@ export const LAST_FAILURE_CLASS = defineSearchAttributeKey(
  */
 export const CLASSES_MET = defineSearchAttributeKey('ModelRetryClasses', SearchAttributeType.KEYWORD_LIST);
 
+/**
+ * Who the run is for (`ModelCallInput.tenant`, `AgentTurnInput.tenant`): set when `startModelCall`,
+ * `startAgentTurn` or the CLI start the run (`model-retry list --query "ModelRetryTenant = 'acme'"`), never
+ * upserted by the workflow, so a run started otherwise (a user's own client) has none.
+ */
+export const TENANT = defineSearchAttributeKey('ModelRetryTenant', SearchAttributeType.KEYWORD);
+
 /** Every search attribute model-retry sets, for registering them on a server. */
 export const SEARCH_ATTRIBUTES = [
   STOP_REASON,
@@ -37,6 +44,7 @@ export const SEARCH_ATTRIBUTES = [
   MODELS_TRIED,
   LAST_FAILURE_CLASS,
   CLASSES_MET,
+  TENANT,
 ] as const;
 
 /** The classes of `records`' failures, each once, in the order first met. */

@@ -50,6 +50,7 @@ const KNOWN_KEYS = new Set([
   'carried',
   'stream',
   'budget',
+  'tenant',
 ]);
 const TURN_BUDGET_KEYS = ['deadline', 'deadlineInMs', 'reserveMs'] as const;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -86,6 +87,7 @@ export function validateTurnInput(
         ...(turn.providerOptions !== undefined ? { providerOptions: turn.providerOptions } : {}),
         ...(turn.headers !== undefined ? { headers: turn.headers } : {}),
         ...(turn.budget !== undefined ? { budget: turn.budget } : {}),
+        ...(turn.tenant !== undefined ? { tenant: turn.tenant } : {}),
       },
       checks,
     );

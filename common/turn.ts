@@ -51,6 +51,8 @@ export interface AgentTurnInput {
    * `ModelCallInput.budget`). A turn stopped by it completes like one stopped by its deadline: `budget`.
    */
   budget?: Budget;
+  /** Who the turn is for: every model call and tool of the turn carries it (see `ModelCallInput.tenant`). */
+  tenant?: string;
   /** Set by the turn itself when it continues as new; never set it yourself. */
   carried?: TurnCarry;
 }

@@ -41,6 +41,13 @@ export function timerShiftArgs(ms: number = DEV_TIMER_MAX_TIME_SHIFT_MS): string
   return ['--dynamic-config-value', `history.timerProcessorMaxTimeShift="${ms}ms"`];
 }
 
+/**
+ * The `temporal server start-dev` arguments that turn on Temporal's task fairness (`matching.enableFairness`,
+ * which implies its new matcher): a tenant's workflow and activity tasks carry its fairness key and weight, and a
+ * backlogged task queue is served by weight, not first come first served. The dev server leaves it off.
+ */
+export const FAIRNESS_ARGS: readonly string[] = ['--dynamic-config-value', 'matching.enableFairness=true'];
+
 export interface DevServer {
   /** host:port of the frontend, for `TEMPORAL_ADDRESS` and `NativeConnection.connect`. */
   address: string;
@@ -60,7 +67,8 @@ export function devServerExecutable(env: NodeJS.ProcessEnv = process.env): Ephem
 
 /**
  * Starts a Temporal dev server (the Temporal CLI's `server start-dev`) through `@temporalio/testing`, with
- * model-retry's search attributes registered and short timers honoured on time (`timerMaxTimeShiftMs`). Used by
+ * model-retry's search attributes registered, short timers honoured on time (`timerMaxTimeShiftMs`) and task
+ * fairness on (`FAIRNESS_ARGS`). Used by
  * the demo, the tests and the benchmarks.
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
@@ -95,6 +103,7 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
       extraArgs: [
         ...(dbFilename ? ['--sqlite-pragma', 'journal_mode=WAL'] : []),
         ...timerShiftArgs(options.timerMaxTimeShiftMs),
+        ...FAIRNESS_ARGS,
         ...(options.extraArgs ?? []),
       ],
       ...(uiPort ? { ui: true, uiPort } : { ui: false }),

@@ -37,7 +37,9 @@ export {
   MODELS_TRIED,
   SEARCH_ATTRIBUTES,
   STOP_REASON,
+  TENANT,
 } from '../common/search-attributes.js';
+export { MAX_TENANT_BYTES } from '../common/call-input/tenant.js';
 export { agentTurnWorkflow } from './turn/agent-turn.js';
 export { turnStatusQuery, extendDeadlineUpdate } from '../common/queries.js';
 export type { ExtendDeadlineRequest } from '../common/queries.js';

@@ -15,6 +15,7 @@ import { plainTools } from './call-tools.js';
 import { embedRequest } from './call-embed.js';
 import { checkBudget, isObject, responseFormatOf, toolChoiceOf } from './call-fields.js';
 import { streamOf } from './stream-input.js';
+import { checkTenant } from './tenant.js';
 import { checkRequestSecrets } from './written-secrets.js';
 
 export { InvalidModelCallInputError } from '../input-error.js';
@@ -22,6 +23,7 @@ export { checkSettings, SETTINGS_FIELDS } from './call-settings.js';
 export { plainTools, toolsOf } from './call-tools.js';
 export { checkBudget } from './call-fields.js';
 export { checkOnCutPlan, streamOf } from './stream-input.js';
+export { checkTenant, MAX_TENANT_BYTES, tenantProblem } from './tenant.js';
 
 /**
  * The call input as it crosses into Temporal: tools as plain JSON (the AI SDK's record shape converted), messages
@@ -53,6 +55,7 @@ const KNOWN_KEYS = new Set([
   'output',
   'budget',
   'embed',
+  'tenant',
 ]);
 
 /** The backend chain of a call, checked: one or more `provider:model` names. */
@@ -134,6 +137,7 @@ export function checkCallInput(input: unknown, checks: CallInputChecks = {}): Ch
   }
   const call = input as ModelCallInput;
   const backends = backendsOf(call);
+  checkTenant(call.tenant);
   if (call.embed !== undefined) {
     const request = embedRequest(call, backends, checks.allowHeaders);
     return { backends, request, stream: undefined, output: undefined };

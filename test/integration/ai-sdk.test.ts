@@ -360,6 +360,30 @@ describe('the AI SDK in workflow code: durableModel', () => {
     expect(request?.headers['x-team']).toBe('blue');
   });
 
+  it("gives a durable model's attempts its tenant as their fairness key, and sets nothing on the user's workflow", async () => {
+    const m = fx.model();
+    fx.lp.script(m.id, [ok('Sunny.')]);
+    const handle = await start(mr, 'durableTextWorkflow', {
+      model: m.name,
+      prompt: PROMPT,
+      options: { tenant: 'acme' },
+    });
+    const run = await finish<TextOutput>(handle);
+    expect(run.result?.text).toBe('Sunny.');
+    const events = run.history.events ?? [];
+    const keys = events.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes
+        ? [e.activityTaskScheduledEventAttributes.priority?.fairnessKey]
+        : [],
+    );
+    expect(keys).toEqual(['acme']);
+    // The user's workflow: no priority of ours, no upsert, no ModelRetryTenant.
+    expect(events[0]?.workflowExecutionStartedEventAttributes?.priority?.fairnessKey ?? '').toBe('');
+    expect(events.some((e) => e.upsertWorkflowSearchAttributesEventAttributes)).toBe(false);
+    const attributes = (await handle.describe()).typedSearchAttributes.getAll().map((p) => p.key.name);
+    expect(attributes).not.toContain('ModelRetryTenant');
+  });
+
   it("carries a user's image as its bytes, in the request the provider gets", async () => {
     const m = fx.model();
     fx.lp.script(m.id, [ok('Three pixels.')]);

@@ -64,6 +64,8 @@ describe('the test harness', () => {
         'ModelRetryAttempts',
         'ModelRetryModels',
         'ModelRetryLastFailure',
+        'ModelRetryClasses',
+        'ModelRetryTenant',
       ]),
     );
   });

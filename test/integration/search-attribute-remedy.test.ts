@@ -3,7 +3,13 @@ import { Connection } from '@temporalio/client';
 import protoPackage from '@temporalio/proto';
 import { describe, expect, inject, it } from 'vitest';
 import { checkSearchAttributes } from '../../activities/search-attributes.js';
-import { ATTEMPT_COUNT, CLASSES_MET, MODELS_TRIED, STOP_REASON } from '../../common/search-attributes.js';
+import {
+  ATTEMPT_COUNT,
+  CLASSES_MET,
+  MODELS_TRIED,
+  STOP_REASON,
+  TENANT,
+} from '../../common/search-attributes.js';
 import { checkWorkerSearchAttributes } from '../../worker/worker.js';
 import { createTestNamespace } from '../harness/namespace.js';
 import { until } from '../harness/until.js';
@@ -36,6 +42,7 @@ describe("the worker's search-attribute warning gives a remedy the server accept
         [ATTEMPT_COUNT.name]: INDEXED_VALUE_TYPE_KEYWORD,
         [MODELS_TRIED.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
         [CLASSES_MET.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST,
+        [TENANT.name]: INDEXED_VALUE_TYPE_KEYWORD,
       });
       const warnings: string[] = [];
       const ready = await checkWorkerSearchAttributes({

@@ -47,6 +47,11 @@ export interface DurableEmbeddingModelOptions {
    * @default 3072 (the longest of OpenAI's and Gemini's)
    */
   dimensions?: number;
+  /**
+   * Who the requests are for (see `ModelCallInput.tenant`): each request's attempts carry it as Temporal's fairness
+   * key, with the weight the worker's tenants file gives it. Nothing is set on the workflow itself.
+   */
+  tenant?: string;
 }
 
 const OPTION_KEYS: readonly string[] = [
@@ -57,6 +62,7 @@ const OPTION_KEYS: readonly string[] = [
   'budget',
   'maxEmbeddingsPerCall',
   'dimensions',
+  'tenant',
 ];
 
 /** OpenAI's limit of texts per request, the default of `maxEmbeddingsPerCall`. */
@@ -134,6 +140,7 @@ export class DurableEmbeddingModel implements EmbeddingModelV4 {
       ...(headers.length > 0 ? { headers: Object.fromEntries(headers) } : {}),
       retry: this.plan(),
       ...(this.options.budget !== undefined ? { budget: this.options.budget } : {}),
+      ...(this.options.tenant !== undefined ? { tenant: this.options.tenant } : {}),
     };
     const before = this.spent;
     try {

@@ -49,6 +49,11 @@ export interface DurableModelOptions {
    * budget across its calls: a request whose next attempt would pass it stops `budget` (`ModelCallFailed`).
    */
   budget?: Budget;
+  /**
+   * Who the requests are for (see `ModelCallInput.tenant`): each request's attempts carry it as Temporal's fairness
+   * key, with the weight the worker's tenants file gives it. Nothing is set on the workflow itself.
+   */
+  tenant?: string;
 }
 
 const OPTION_KEYS: readonly string[] = [
@@ -59,6 +64,7 @@ const OPTION_KEYS: readonly string[] = [
   'stream',
   'workflowStream',
   'budget',
+  'tenant',
 ];
 
 /** What a call's input may carry beyond `ModelCallInput` on this branch: structured output. */
@@ -185,6 +191,7 @@ export class DurableLanguageModel implements LanguageModelV4 {
       ...this.plan(),
       ...(streams ? { stream } : {}),
       ...(this.options.budget !== undefined ? { budget: this.options.budget } : {}),
+      ...(this.options.tenant !== undefined ? { tenant: this.options.tenant } : {}),
     };
     // Requests made at once (a `Promise.all` over one model) are each given what was spent before them.
     const before = this.spent;

@@ -49,5 +49,7 @@ export function attemptRequest(
     ...(continuation ? { continuation } : {}),
     ...(output ? { output: { schema: output.schema } } : {}),
     ...(input.budget?.maxCostUsd !== undefined ? { costBudget: true as const } : {}),
+    // Only with a tenant: the inputs of calls without one stay as they were (and so their recorded histories).
+    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
   };
 }

@@ -4,6 +4,7 @@ import type { AttemptDecision, AttemptEnd, Decision, StopDecision } from '../../
 import type { AttemptCause, ModelRequestResult } from '../../common/attempt.js';
 import type { AttemptRecord, ModelCallResult } from '../../common/call.js';
 import { heartbeatTimeoutMs } from '../../common/heartbeat.js';
+import { tenantPriority } from '../../common/fairness.js';
 import { outcomeOf } from './attempt-outcome.js';
 import { attemptRequest } from './attempt-request.js';
 import { cancelledEvent, failedEvent, openedEvent } from './attempt-record.js';
@@ -153,8 +154,10 @@ export class CallRun {
     const request = attemptRequest(this.call, record, { messages, after: this.after, held, continuation });
     try {
       const scheduledAt = Date.parse(record.startedAt);
-      const heartbeatTimeout = heartbeatTimeoutMs(this.call.worker?.heartbeatMs);
-      return modelRequest(this.call.plan, request, scheduledAt, taskQueue, heartbeatTimeout);
+      const { worker, input } = this.call;
+      const heartbeatTimeout = heartbeatTimeoutMs(worker?.heartbeatMs);
+      const priority = tenantPriority(input.tenant, worker?.tenants);
+      return modelRequest(this.call.plan, request, scheduledAt, taskQueue, heartbeatTimeout, priority);
     } catch (error) {
       return Promise.reject(error as Error);
     }

@@ -35,7 +35,7 @@ export interface CallSetup {
   /**
    * What the worker said of its limits and fleet health (its `modelRetryConfig` answer): a rate-limited backend's
    * attempts run on its queue, checked first where fleet health watches it (see `routeOf`); its heartbeat
-   * cadence sets the attempts' heartbeat timeout.
+   * cadence sets the attempts' heartbeat timeout; its tenants file, the weight of a tenant's attempts.
    */
-  worker: Pick<WorkerConfig, 'limits' | 'healthWatchedLimits' | 'heartbeatMs'> | undefined;
+  worker: Pick<WorkerConfig, 'limits' | 'healthWatchedLimits' | 'heartbeatMs' | 'tenants'> | undefined;
 }

@@ -1,5 +1,4 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
-import type { WorkflowStream } from '@temporalio/workflow-streams/workflow';
 import { cancelledStop, initialState, startDecision, validatePlan } from '../../policy/index.js';
 import type { Decision, ResolvedPlan } from '../../policy/index.js';
 import type { ModelRequestInput } from '../../common/attempt.js';
@@ -13,7 +12,6 @@ import { CallTrace } from './call-trace.js';
 import { CallStream } from './call-stream.js';
 import type { StreamConfig } from '../../common/stream.js';
 import { seededState, shareNotBefore, startWithNotBefore } from '../../policy/shared-not-before.js';
-import type { SharedNotBefore } from '../../policy/shared-not-before.js';
 import {
   checkCallInput,
   checkOnCutPlan,
@@ -22,7 +20,6 @@ import {
 import type { CheckedOutput } from '../../common/call-input/call-output.js';
 import { HistoryWatch } from './history-watch.js';
 import { watchBudget } from './budget-watch.js';
-import type { SpentBefore } from './budget-watch.js';
 import { askWorkerConfig, noteWorkerConfig, workerConfigAnswered } from './worker-config.js';
 import { jsonBytes } from '../../common/turn-input.js';
 import { objectBytes } from '../turn/conversation-bytes.js';
@@ -32,52 +29,11 @@ import { checkHeaders } from '../../common/request-secrets.js';
 import { INVALID_MODEL_CALL_INPUT } from '../../common/call.js';
 import { DEFAULT_PAYLOAD_STORE_THRESHOLD_BYTES } from '../../common/worker-config.js';
 import type { WorkerConfig } from '../../common/worker-config.js';
-import type { AttemptRecord, CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
+import type { CallStatus, ModelCallInput, ModelCallResult } from '../../common/call.js';
+import type { CallModelOptions, TurnCallOptions } from './call-options.js';
 
 export { HEARTBEAT_TIMEOUT_MS } from './model-request.js';
-
-/**
- * What a caller that runs several calls under one budget (an agent turn) shares with each call. Without
- * options, `callModel` behaves exactly as before.
- */
-export interface CallModelOptions {
-  /**
-   * The resolved plan to use instead of `input.retry` (which is then ignored), e.g. an agent turn's, whose
-   * absolute deadline and reserve all its calls share. It is read at every decision, so a later deadline set on
-   * the same object (the turn's `extendDeadline`) counts from the call's next decision; an attempt already in
-   * flight keeps the timeouts it was scheduled with.
-   */
-  plan?: ResolvedPlan;
-  /**
-   * Retry-after not-before times by model name, shared by every call given the same object: read when the call
-   * starts (a backend still inside a retry-after is skipped, or waited for) and updated after every decision.
-   */
-  notBefore?: SharedNotBefore;
-  /** Called once the call has its id, with its status and records, which the call keeps updating in place. */
-  onStart?: (call: { callId: string; status: CallStatus; records: AttemptRecord[] }) => void;
-  /**
-   * The workflow's own `WorkflowStream`, when it made one: a streamed call publishes into it (a workflow has one
-   * stream). Without it, the call uses the stream model-retry creates for the workflow (`workflowStream()`).
-   */
-  stream?: WorkflowStream;
-  /**
-   * What was spent before this call under the same budget (an agent turn's earlier calls): the call's
-   * `input.budget` then bounds the total.
-   */
-  spentBefore?: SpentBefore;
-}
-
-/**
- * What model-retry's own agent turn passes besides (not public: a wrong count would mis-size the history and
- * payload checks, so users' calls always count for themselves).
- */
-export interface TurnCallOptions extends CallModelOptions {
-  /**
-   * The UTF-8 JSON bytes of `input.messages`, which the turn counts as its conversation grows (not again at
-   * every step); ignored when `input` has a `system` or a `prompt`.
-   */
-  messagesBytes?: number;
-}
+export type { CallModelOptions, TurnCallOptions } from './call-options.js';
 
 /**
  * One durable model call, usable from any workflow: each attempt is an activity (`modelRequest`, activity id
@@ -124,7 +80,9 @@ export async function runCallSteps(steps: CallSteps): Promise<ModelCallResult> {
 }
 
 /** {@link callModel}'s steps, with the turn's own options: for `workflows/turn/` only. */
-export function* callSteps(input: ModelCallInput, options: TurnCallOptions = {}): CallSteps {
+export function* callSteps(given: ModelCallInput, options: TurnCallOptions = {}): CallSteps {
+  const input =
+    options.tenant !== undefined && given.tenant === undefined ? { ...given, tenant: options.tenant } : given;
   const { plan, backends, request, stream: streaming, output } = prepare(input, options.plan);
   const callId = nextCallId();
   const status: CallStatus = {

@@ -1,4 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
+import type { Priority } from '@temporalio/common';
 import { scheduleToCloseMs, START_TO_CLOSE_GRACE_MS } from '../../policy/index.js';
 import type { ResolvedPlan } from '../../policy/index.js';
 import type { ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
@@ -17,7 +18,8 @@ export const HEARTBEAT_TIMEOUT_MS = heartbeatTimeoutMs(DEFAULT_HEARTBEAT_MS);
  * contract's timeouts: start-to-close T + grace, schedule-to-close the deadline less the reserve, a heartbeat
  * timeout (3c, `heartbeatTimeout`), and `WAIT_CANCELLATION_COMPLETED` so a cancelled attempt reports how it ended. `taskQueue` is a
  * rate-limited backend's own queue (`<taskQueue>/limit/<backend>`): an attempt waiting there for the limit is
- * still bounded by its schedule-to-close (the deadline).
+ * still bounded by its schedule-to-close (the deadline). `priority` is the call's tenant's (see `tenantPriority`),
+ * absent for a call without one.
  */
 export function modelRequest(
   plan: ResolvedPlan,
@@ -25,6 +27,7 @@ export function modelRequest(
   scheduledAt: number,
   taskQueue?: string,
   heartbeatTimeout: number = HEARTBEAT_TIMEOUT_MS,
+  priority?: Priority,
 ): Promise<ModelRequestResult> {
   const scheduleToClose = scheduleToCloseMs(plan, scheduledAt);
   const { modelRequest: run } = proxyActivities<ModelRequestActivities>({
@@ -36,6 +39,7 @@ export function modelRequest(
     heartbeatTimeout,
     retry: { maximumAttempts: 1 },
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
+    ...(priority ? { priority } : {}),
   });
   return run(request);
 }

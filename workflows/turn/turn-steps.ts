@@ -140,6 +140,7 @@ export class TurnSteps {
         ...(input.headers ? { headers: input.headers } : {}),
         ...(input.stream !== undefined ? { stream: input.stream } : {}),
         ...(input.budget !== undefined ? { budget: input.budget } : {}),
+        ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
       },
       {
         plan: turn.plan,
@@ -193,7 +194,7 @@ export class TurnSteps {
     const { turn } = this;
     const step = turn.steps.at(-1) as TurnStep;
     turn.phase = 'tools';
-    return startToolCalls(step.callId, this.toolCalls, turn.tools, turn.plan, step.tools);
+    return startToolCalls(step.callId, this.toolCalls, turn.tools, turn.plan, step.tools, this.input.tenant);
   }
 
   /** The step's tool calls settled: the turn stops on a cancel, the deadline or a fatal tool, else goes on. */

@@ -14,6 +14,7 @@ import type { ToolActivities, TurnToolDefinition } from '../../common/tools.js';
 import { ToolFailureType } from '../../common/tools.js';
 import { iso } from '../../common/iso.js';
 import { heartbeatTimeoutMs } from '../../common/heartbeat.js';
+import { tenantPriority } from '../../common/fairness.js';
 import { workerConfigAnswered } from '../call/worker-config.js';
 import type { ToolStepRecord } from '../../common/turn.js';
 
@@ -66,6 +67,7 @@ export function startToolCalls(
   tools: readonly TurnToolDefinition[],
   plan: ResolvedPlan,
   records: ToolStepRecord[],
+  tenant?: string,
 ): StartedToolCalls {
   const started = calls.map((call, i) => {
     const record: ToolStepRecord = {
@@ -84,6 +86,7 @@ export function startToolCalls(
         record,
         tools.find((t) => t.name === call.name),
         plan,
+        tenant,
       );
     } catch (error) {
       // As from an async function: one call that throws leaves the others running, and settles as rejected.
@@ -173,6 +176,7 @@ function runOne(
   record: ToolStepRecord,
   tool: TurnToolDefinition | undefined,
   plan: ResolvedPlan,
+  tenant: string | undefined,
 ): OneEnd | Running {
   if (!tool) {
     record.outcome = 'error';
@@ -188,13 +192,16 @@ function runOne(
     return { deadline: true };
   }
   record.startedAt = iso(now);
+  const worker = workerConfigAnswered()?.config;
+  // The turn's tenant and its weight, as its model attempts have them; nothing for a turn without one.
+  const priority = tenantPriority(tenant, worker?.tenants);
   const { runTool } = proxyActivities<ToolActivities>({
     activityId: record.activityId,
     summary: `tool ${call.name}`,
     startToCloseTimeout: tool.timeoutMs,
     ...(left !== undefined ? { scheduleToCloseTimeout: left } : {}),
     // 3c of the worker's cadence, which its first model call asked for (a tool runs after one).
-    heartbeatTimeout: heartbeatTimeoutMs(workerConfigAnswered()?.config?.heartbeatMs),
+    heartbeatTimeout: heartbeatTimeoutMs(worker?.heartbeatMs),
     retry: {
       maximumAttempts: tool.retry.maximumAttempts,
       initialInterval: tool.retry.initialIntervalMs,
@@ -203,6 +210,7 @@ function runOne(
       nonRetryableErrorTypes: [ToolFailureType.Fatal],
     },
     cancellationType: 'WAIT_CANCELLATION_COMPLETED',
+    ...(priority ? { priority } : {}),
   });
   return {
     activity: runTool({

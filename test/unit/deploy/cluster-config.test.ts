@@ -83,4 +83,9 @@ describe('docker-compose.yml and the native test cluster (test/harness/cluster/)
     const shared = parse(readFileSync(DYNAMIC_CONFIG_FILE, 'utf8')) as Record<string, { value: unknown }[]>;
     expect(shared['matching.useNewMatcher']).toEqual([{ value: true }]);
   });
+
+  it("serves a backlogged task queue by each tenant's weight (task fairness on)", () => {
+    const shared = parse(readFileSync(DYNAMIC_CONFIG_FILE, 'utf8')) as Record<string, { value: unknown }[]>;
+    expect(shared['matching.enableFairness']).toEqual([{ value: true }]);
+  });
 });
