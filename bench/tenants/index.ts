@@ -203,6 +203,7 @@ function notes(
   offP95: number,
   ledger: {
     roundTripsPerCall: number;
+    roundTripsPerWorkerPerMinute: number | undefined;
     ledgerActionsPerCall: number;
     callActions?: { ours: number; floor: number } | undefined;
   },
@@ -217,7 +218,8 @@ function notes(
         : '.'),
     'The tokens-per-minute provider is emulated by the loopback script: it answers as many requests as fit in its ' +
       'minute, then 429 to each one after; each side runs well inside one minute.',
-    "Round trips per worker per minute are taken over the ledgers' span in this short run: a longer run spreads " +
-      'the same leases (30 s each) over more calls.',
+    `Round trips per worker per minute: ${ledger.roundTripsPerWorkerPerMinute?.toFixed(1) ?? 'n/a'}, over the ` +
+      "ledgers' span in this short run (a longer run spreads the same 30 s leases over more calls). A capped " +
+      'tenant past its envelope asks the ledger for each refused attempt: its round trips per call are not the goal.',
   ];
 }
