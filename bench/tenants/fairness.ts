@@ -17,8 +17,14 @@ export interface Latencies {
   failed: number;
   p50: number;
   p95: number;
+  /** The start request alone (until the server answered it): p50 and p95, ms. */
+  startP50: number;
+  startP95: number;
   samplesMs: number[];
 }
+
+/** One call's times: its start request, and start request to result; undefined when it did not succeed. */
+type Timed = { startMs: number; totalMs: number } | undefined;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -27,31 +33,36 @@ function input(tenant: string, model: string): ModelCallInput {
 }
 
 /** Starts a call and waits for its end: how long it took, or undefined when it did not succeed. */
-async function timedCall(fleet: Fleet, call: ModelCallInput): Promise<number | undefined> {
+async function timedCall(fleet: Fleet, call: ModelCallInput): Promise<Timed> {
   const from = Date.now();
   try {
     const handle = await startModelCall(fleet.client, call, { taskQueue: fleet.taskQueue });
+    const startMs = Date.now() - from;
     const result = await handle.result();
-    return result.stopReason === 'succeeded' ? Date.now() - from : undefined;
+    return result.stopReason === 'succeeded' ? { startMs, totalMs: Date.now() - from } : undefined;
   } catch {
     return undefined;
   }
 }
 
-function latencies(samples: (number | undefined)[]): Latencies {
-  const done = samples.filter((s): s is number => s !== undefined);
+function latencies(samples: Timed[]): Latencies {
+  const done = samples.filter((s) => s !== undefined);
+  const totals = done.map((s) => s.totalMs);
+  const starts = done.map((s) => s.startMs);
   return {
     calls: samples.length,
     failed: samples.length - done.length,
-    p50: percentile(done, 50),
-    p95: percentile(done, 95),
-    samplesMs: done,
+    p50: percentile(totals, 50),
+    p95: percentile(totals, 95),
+    startP50: percentile(starts, 50),
+    startP95: percentile(starts, 95),
+    samplesMs: totals,
   };
 }
 
 /** The `trickle` tenant's calls, one every `trickleEveryMs`, each timed from its start request to its result. */
 async function trickle(fleet: Fleet, plan: Plan, model: string): Promise<Latencies> {
-  const runs: Promise<number | undefined>[] = [];
+  const runs: Promise<Timed>[] = [];
   for (let i = 0; i < plan.trickleCalls; i += 1) {
     runs.push(timedCall(fleet, input('trickle', model)));
     await sleep(plan.trickleEveryMs);

@@ -22,6 +22,14 @@ export function fairnessTable(on: FairnessSide, off: FairnessSide, plan: Plan): 
       row('trickle p95, alone', (s) => fmtMs(s.alone.p95)),
       row('trickle p50, under the burst', (s) => fmtMs(s.underBurst.p50)),
       row('trickle p95, under the burst', (s) => fmtMs(s.underBurst.p95)),
+      row(
+        'trickle start request p50 / p95, alone',
+        (s) => `${fmtMs(s.alone.startP50)} / ${fmtMs(s.alone.startP95)}`,
+      ),
+      row(
+        'trickle start request p50 / p95, under the burst',
+        (s) => `${fmtMs(s.underBurst.startP50)} / ${fmtMs(s.underBurst.startP95)}`,
+      ),
       row('p50 under the burst / alone', (s) => fmtRatio(s.p50Ratio)),
       row('p95 under the burst / alone', (s) => fmtRatio(s.p95Ratio)),
       row('burst p50 (its own calls)', (s) => fmtMs(s.burst.p50)),
