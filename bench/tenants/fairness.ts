@@ -20,6 +20,9 @@ export interface Latencies {
   /** The start request alone (until the server answered it): p50 and p95, ms. */
   startP50: number;
   startP95: number;
+  /** From the start's answer to the result (what task queue fairness can order): p50 and p95, ms. */
+  afterStartP50: number;
+  afterStartP95: number;
   samplesMs: number[];
 }
 
@@ -49,6 +52,7 @@ function latencies(samples: Timed[]): Latencies {
   const done = samples.filter((s) => s !== undefined);
   const totals = done.map((s) => s.totalMs);
   const starts = done.map((s) => s.startMs);
+  const after = done.map((s) => s.totalMs - s.startMs);
   return {
     calls: samples.length,
     failed: samples.length - done.length,
@@ -56,6 +60,8 @@ function latencies(samples: Timed[]): Latencies {
     p95: percentile(totals, 95),
     startP50: percentile(starts, 50),
     startP95: percentile(starts, 95),
+    afterStartP50: percentile(after, 50),
+    afterStartP95: percentile(after, 95),
     samplesMs: totals,
   };
 }
@@ -81,6 +87,9 @@ export interface FairnessSide {
   /** Trickle p50 and p95 under the burst over alone. */
   p50Ratio: number;
   p95Ratio: number;
+  /** The same, from the start's answer to the result. */
+  afterStartP50Ratio: number;
+  afterStartP95Ratio: number;
 }
 
 /**
@@ -110,5 +119,7 @@ export async function measureFairness(
     burstEndMs: Date.now() - t0,
     p50Ratio: underBurst.p50 / alone.p50,
     p95Ratio: underBurst.p95 / alone.p95,
+    afterStartP50Ratio: underBurst.afterStartP50 / alone.afterStartP50,
+    afterStartP95Ratio: underBurst.afterStartP95 / alone.afterStartP95,
   };
 }

@@ -32,6 +32,10 @@ export function fairnessTable(on: FairnessSide, off: FairnessSide, plan: Plan): 
       ),
       row('p50 under the burst / alone', (s) => fmtRatio(s.p50Ratio)),
       row('p95 under the burst / alone', (s) => fmtRatio(s.p95Ratio)),
+      row(
+        "from the start's answer to the result, p50 / p95 under the burst / alone",
+        (s) => `${fmtRatio(s.afterStartP50Ratio)} / ${fmtRatio(s.afterStartP95Ratio)}`,
+      ),
       row('burst p50 (its own calls)', (s) => fmtMs(s.burst.p50)),
       row(
         "trickle's last / burst's last call ended (s from the burst's start)",
