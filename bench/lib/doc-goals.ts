@@ -226,8 +226,12 @@ export const GOALS: readonly Goal[] = [
     measure: (figures) => {
       const on = num(get(figures, 'fairness', 'on', 'p95Ratio'));
       const off = num(get(figures, 'fairness', 'off', 'p95Ratio'));
+      const afterOn = num(get(figures, 'fairness', 'on', 'afterStartP95Ratio'));
+      const afterOff = num(get(figures, 'fairness', 'off', 'afterStartP95Ratio'));
       if (on === undefined) return undefined;
-      return { figure: `${x(on)} (fairness off: ${off === undefined ? 'n/a' : x(off)})`, met: on <= 2 };
+      const or = (v: number | undefined) => (v === undefined ? 'n/a' : x(v));
+      const after = `; after the start was answered: ${or(afterOn)}, off ${or(afterOff)}`;
+      return { figure: `${x(on)} (fairness off: ${or(off)}${after})`, met: on <= 2 };
     },
   },
   {

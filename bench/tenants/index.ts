@@ -12,6 +12,7 @@ import type { Benchmark } from '../lib/benchmark.js';
 import { fmtRatio } from '../lib/stats.js';
 import { ledgerSays, runCapped } from './envelope.js';
 import { measureFairness } from './fairness.js';
+import type { FairnessSide } from './fairness.js';
 import { ledgerTrips } from './ledger-trips.js';
 import {
   BILLED,
@@ -187,7 +188,7 @@ export const tenants: Benchmark = {
             tokens: { on: tpmOn, off: tpmOff },
             ledger,
           },
-          notes: notes(on.p95Ratio, off.p95Ratio, ledger),
+          notes: notes(on, off, ledger),
         };
       } finally {
         await Promise.all(fleet.workers.map((w) => w.stop()));
@@ -199,8 +200,8 @@ export const tenants: Benchmark = {
 };
 
 function notes(
-  onP95: number,
-  offP95: number,
+  on: FairnessSide,
+  off: FairnessSide,
   ledger: {
     roundTripsPerCall: number;
     roundTripsPerWorkerPerMinute: number | undefined;
@@ -210,7 +211,10 @@ function notes(
 ): string[] {
   const base = ledger.callActions;
   return [
-    `Trickle p95 under the burst over alone: ${fmtRatio(onP95)} with fairness on, ${fmtRatio(offP95)} off.`,
+    `Trickle p95 under the burst over alone: ${fmtRatio(on.p95Ratio)} with fairness on, ` +
+      `${fmtRatio(off.p95Ratio)} off; from the start's answer to the result: ${fmtRatio(on.afterStartP95Ratio)} ` +
+      `on, ${fmtRatio(off.afterStartP95Ratio)} off. Fairness orders a task queue's backlog; a start request waits ` +
+      "behind the burst's starts in the server itself, which fairness does not order.",
     `The ledgers of \`burst\` and \`trickle\` cost ${ledger.roundTripsPerCall.toFixed(3)} round trips and ` +
       `${ledger.ledgerActionsPerCall.toFixed(3)} billable actions per call` +
       (base
