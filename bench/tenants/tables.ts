@@ -64,7 +64,9 @@ export function envelopeTable(sides: { label: string; side: EnvelopeSide; ledger
       row('requests the provider received', (s) => String(s.requests)),
       row('tokens billed per request', (s) => String(s.billedPerRequest)),
       row('billed in all', (s) => String(s.billedTokens)),
-      row('requests sent past the envelope (goal 0)', (s) => String(s.requestsPastEnvelope)),
+      row('requests whose billing passed the envelope (goal 0 when billed within reservations)', (s) =>
+        String(s.requestsPastEnvelope),
+      ),
       row('billed past the envelope', (s) => String(s.billedPastEnvelope)),
       row('ledger: spent / held', (_s, l) => (l ? `${l.spent.tokens} / ${l.held.tokens}` : 'n/a')),
       row('ledger: over-billed (billed beyond reservations)', (_s, l) =>
