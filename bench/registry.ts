@@ -10,6 +10,7 @@ import { replay } from './replay/index.js';
 import { retryOverhead } from './retry-overhead/index.js';
 import { streamCut } from './stream-cut/index.js';
 import { streaming } from './streaming/index.js';
+import { tenants } from './tenants/index.js';
 import { turn } from './turn/index.js';
 import type { Benchmark } from './lib/benchmark.js';
 
@@ -32,6 +33,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   turn,
   cluster,
   streamCut,
+  tenants,
 ];
 
 export function benchmarkNames(): string[] {

@@ -25,6 +25,11 @@ export interface DevServerOptions {
    * would fire about a second late; one process has no clock skew to allow for. @default 10
    */
   timerMaxTimeShiftMs?: number;
+  /**
+   * Turn on Temporal's task fairness (`FAIRNESS_ARGS`). Off only to measure what fairness changes (the tenants
+   * benchmark's side without it). @default true
+   */
+  fairness?: boolean;
 }
 
 /** The dev server's timer look-ahead (see `DevServerOptions.timerMaxTimeShiftMs`). */
@@ -103,7 +108,7 @@ async function startOnce(options: DevServerOptions): Promise<DevServer> {
       extraArgs: [
         ...(dbFilename ? ['--sqlite-pragma', 'journal_mode=WAL'] : []),
         ...timerShiftArgs(options.timerMaxTimeShiftMs),
-        ...FAIRNESS_ARGS,
+        ...(options.fairness === false ? [] : FAIRNESS_ARGS),
         ...(options.extraArgs ?? []),
       ],
       ...(uiPort ? { ui: true, uiPort } : { ui: false }),

@@ -208,6 +208,50 @@ export const GOALS: readonly Goal[] = [
       return { figure: `${twice} characters in ${cells.length} cells`, met: twice === 0 };
     },
   },
+  {
+    bench: 'tenants',
+    goal: 'tenant envelope: requests sent past it: 0',
+    measure: (figures) => {
+      const past = num(get(figures, 'envelope', 'within', 'requestsPastEnvelope'));
+      const over = num(get(figures, 'envelope', 'overBilling', 'ledger', 'overBilled', 'tokens'));
+      if (past === undefined) return undefined;
+      const overBilled =
+        over === undefined ? '' : `; a provider billing past the reservations: ${over} tokens over-billed`;
+      return { figure: `${past} requests${overBilled}`, met: past === 0 };
+    },
+  },
+  {
+    bench: 'tenants',
+    goal: 'fairness: trickle latency under a burst / alone, p95, fairness on: at most 2×',
+    measure: (figures) => {
+      const on = num(get(figures, 'fairness', 'on', 'p95Ratio'));
+      const off = num(get(figures, 'fairness', 'off', 'p95Ratio'));
+      const afterOn = num(get(figures, 'fairness', 'on', 'afterStartP95Ratio'));
+      const afterOff = num(get(figures, 'fairness', 'off', 'afterStartP95Ratio'));
+      if (on === undefined) return undefined;
+      const or = (v: number | undefined) => (v === undefined ? 'n/a' : x(v));
+      const after = `; after the start was answered: ${or(afterOn)}, off ${or(afterOff)}`;
+      return { figure: `${x(on)} (fairness off: ${or(off)}${after})`, met: on <= 2 };
+    },
+  },
+  {
+    bench: 'tenants',
+    goal: 'tokens per minute: 429s with the bucket: 0',
+    measure: (figures) => {
+      const on = num(get(figures, 'tokens', 'on', 'rateLimited'));
+      const off = num(get(figures, 'tokens', 'off', 'rateLimited'));
+      if (on === undefined) return undefined;
+      return { figure: `${on} (without: ${off ?? 'n/a'})`, met: on === 0 };
+    },
+  },
+  {
+    bench: 'tenants',
+    goal: 'ledger round trips per call: at most 0.2',
+    measure: (figures) => {
+      const r = num(get(figures, 'ledger', 'roundTripsPerCall'));
+      return r === undefined ? undefined : { figure: r.toFixed(3), met: r <= 0.2 };
+    },
+  },
 ];
 
 /** The goals table's rows, from each benchmark's latest result (`undefined` when it has none yet). */
