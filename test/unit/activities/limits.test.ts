@@ -38,8 +38,14 @@ describe('limits in the providers file', () => {
     [{ limits: { requestsPerSecond: '5' } }, '`local.limits.requestsPerSecond` must be a number above 0'],
     [{ limits: { maxInFlight: 1.5 } }, '`local.limits.maxInFlight` must be a whole number of at least 1'],
     [{ limits: { maxInFlight: 0 } }, '`local.limits.maxInFlight` must be a whole number of at least 1'],
-    [{ limits: { tokensPerMinute: 0 } }, '`local.limits.tokensPerMinute` must be a whole number of at least 1'],
-    [{ limits: { tokensPerMinute: 1.5 } }, '`local.limits.tokensPerMinute` must be a whole number of at least 1'],
+    [
+      { limits: { tokensPerMinute: 0 } },
+      '`local.limits.tokensPerMinute` must be a whole number of at least 1',
+    ],
+    [
+      { limits: { tokensPerMinute: 1.5 } },
+      '`local.limits.tokensPerMinute` must be a whole number of at least 1',
+    ],
     [
       { limits: { rps: 5 } },
       '`local.limits.rps` is not a known limit (known: requestsPerSecond, maxInFlight, tokensPerMinute)',
