@@ -127,7 +127,7 @@ describe("a tenant's calls and turns: found by ModelRetryTenant, and every task 
       { taskQueue: worker.taskQueue, workflowId },
     );
     await expect(turn).rejects.toThrow(InvalidAgentTurnInputError);
-    await expect(turn).rejects.toThrow(/^`tenant`: is 65 bytes of UTF-8/);
+    await expect(turn).rejects.toThrow(/^`tenant`: is 65 UTF-8 bytes long/);
     await expect(fx.temporal.client.workflow.getHandle(workflowId).describe()).rejects.toThrow(
       WorkflowNotFoundError,
     );
