@@ -6,6 +6,8 @@
  * Pure: the ledger workflow calls these with Temporal's time.
  */
 
+import { utcMonthStart, utcYearMonth } from './time.js';
+
 /** A period an envelope renews at: midnight UTC (`day`) or the first of the month, midnight UTC (`month`). */
 export type TenantPeriod = 'day' | 'month';
 
@@ -149,43 +151,18 @@ export function limitsSpend(e: TenantEnvelope | undefined): boolean {
 
 const DAY_MS = 86_400_000;
 
-/** Year and month (1-12) of a day count since 1970-01-01 (the proleptic Gregorian calendar, UTC). */
-function civilOf(days: number): { year: number; month: number } {
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month };
-}
-
-/** The day count since 1970-01-01 of the first of `month` (1-12, may be 13) of `year`. */
-function firstOfMonth(year: number, month: number): number {
-  const y = (month > 12 ? year + 1 : year) - (((month - 1) % 12) + 1 <= 2 ? 1 : 0);
-  const m = ((month - 1) % 12) + 1;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5);
-  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
-}
-
 /** The start of the calendar period holding `nowMs`, UTC (calendar arithmetic only: policy/ reads no clock). */
 export function periodStartOf(nowMs: number, period: TenantPeriod): number {
-  const days = Math.floor(nowMs / DAY_MS);
-  if (period === 'day') return days * DAY_MS;
-  const { year, month } = civilOf(days);
-  return firstOfMonth(year, month) * DAY_MS;
+  if (period === 'day') return Math.floor(nowMs / DAY_MS) * DAY_MS;
+  const { year, month } = utcYearMonth(nowMs);
+  return utcMonthStart(year, month);
 }
 
 /** The start of the calendar period after the one starting at `startMs`. */
 export function nextPeriodStart(startMs: number, period: TenantPeriod): number {
   if (period === 'day') return startMs + DAY_MS;
-  const { year, month } = civilOf(Math.floor(startMs / DAY_MS));
-  return firstOfMonth(year, month + 1) * DAY_MS;
+  const { year, month } = utcYearMonth(startMs);
+  return utcMonthStart(year, month + 1);
 }
 
 const periodOf = (e: TenantEnvelope): TenantPeriod => e.period ?? 'day';

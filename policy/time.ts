@@ -16,8 +16,8 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + doe - 719_468;
 }
 
-/** The UTC calendar year that contains epoch milliseconds `ms`. */
-export function utcYear(ms: number): number {
+/** The UTC calendar year and month (1-12) that contain epoch milliseconds `ms`. */
+export function utcYearMonth(ms: number): { year: number; month: number } {
   const z = Math.floor(ms / MS_PER_DAY) + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -27,7 +27,19 @@ export function utcYear(ms: number): number {
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const month = mp < 10 ? mp + 3 : mp - 9;
-  return yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month };
+}
+
+/** The UTC calendar year that contains epoch milliseconds `ms`. */
+export function utcYear(ms: number): number {
+  return utcYearMonth(ms).year;
+}
+
+/** Epoch milliseconds of the first of `month` (1-12; 13 is January of the next year) of `year`, midnight UTC. */
+export function utcMonthStart(year: number, month: number): number {
+  const y = month > 12 ? year + 1 : year;
+  const m = month > 12 ? month - 12 : month;
+  return daysFromCivil(y, m, 1) * MS_PER_DAY;
 }
 
 function daysInMonth(year: number, month: number): number {
