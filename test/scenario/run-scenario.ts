@@ -6,6 +6,8 @@ import { at, sleep, startCall } from './run-call.js';
 import type { Evidence, RunningCall } from './run-call.js';
 import type { Neighbour, Scenario } from './scenario.js';
 import { CONTINUE_ANSWER, CONTINUE_WIDE, stepOf } from './scripts.js';
+import { nextTenant } from './tenants.js';
+import { tenantLedgerId } from '../../common/tenants.js';
 
 export { retryOf } from './run-call.js';
 export type { Evidence } from './run-call.js';
@@ -70,12 +72,15 @@ export async function runScenario(
   let own = s.kill && pair === undefined ? await workers.start() : undefined;
   const taskQueue = own?.taskQueue ?? pair?.queue ?? workers.shared.taskQueue;
 
-  const main = await startCall(fx, withoutNeighbours(s), models, taskQueue);
+  // A fresh tenant per case: its ledger starts empty, and the case's calls share it.
+  const tenant = s.tenant ? { ...s.tenant, name: nextTenant(s.tenant.maxTotalTokens) } : undefined;
+  const run: Scenario = tenant ? { ...s, tenant } : s;
+  const main = await startCall(fx, withoutNeighbours(run), models, taskQueue);
   const neighbours = (s.neighbours ?? []).map(async (n) => {
     await sleep(n.startMs);
     return startCall(
       fx,
-      neighbourScenario(s, n),
+      neighbourScenario(run, n),
       n.chain.map((i) => models[i] as string),
       taskQueue,
     );
@@ -110,7 +115,13 @@ export async function runScenario(
   const evidence: Evidence[] = [];
   for (const c of calls) evidence.push(await c.finish(killed));
   if (own !== undefined) await own.stop();
-  return { scenario: s, models, calls: evidence };
+  // The ledger runs until stopped: the case is over, and its tenant is never used again.
+  if (tenant?.name !== undefined)
+    await fx.temporal.client.workflow
+      .getHandle(tenantLedgerId(tenant.name))
+      .terminate('scenario over')
+      .catch(() => undefined);
+  return { scenario: run, models, calls: evidence };
 }
 
 function withoutNeighbours(s: Scenario): Scenario {
@@ -132,6 +143,7 @@ function neighbourScenario(s: Scenario, n: Neighbour): Scenario {
     ...(s.health ? { health: s.health } : {}),
     ...(s.limits ? { limits: s.limits } : {}),
     ...(s.secondWorker ? { secondWorker: s.secondWorker } : {}),
+    ...(s.tenant ? { tenant: s.tenant } : {}),
     // The main call's kill shuts down the neighbours' worker too: their attempts in flight may be WorkerLost.
     ...(s.kill ? { kill: s.kill } : {}),
   };
