@@ -6,7 +6,7 @@ import { at, sleep, startCall } from './run-call.js';
 import type { Evidence, RunningCall } from './run-call.js';
 import type { Neighbour, Scenario } from './scenario.js';
 import { CONTINUE_ANSWER, CONTINUE_WIDE, stepOf } from './scripts.js';
-import { nextTenant } from './tenants.js';
+import { TENANT_OUTPUT_BOUND, leastReservation, nextTenant } from './tenants.js';
 import { tenantLedgerId } from '../../common/tenants.js';
 
 export { retryOf } from './run-call.js';
@@ -51,12 +51,16 @@ export async function runScenario(
   const continuing = s.onCut === 'continue' || (s.neighbours ?? []).some((n) => n.onCut === 'continue');
   const text = s.wide ? CONTINUE_WIDE : CONTINUE_ANSWER;
   const continues = continuing ? { mode: s.continueMode ?? 'exact', text } : undefined;
+  // A tenant's answers bill what their attempt reserved (at the least), so that its envelope is what stops it.
+  const usage = s.tenant
+    ? { inputTokens: leastReservation(s) - TENANT_OUTPUT_BOUND, outputTokens: TENANT_OUTPUT_BOUND }
+    : undefined;
   const models = s.chain.map((b) => {
     // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
     if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;
     if (b.kind === 'unknown') return 'nope:no-such-provider';
     const m = { id: (s.prefill ? nextPrefillModel() : undefined) ?? fx.model('sc').id };
-    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream, continues));
+    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream, continues, usage));
     // The last step repeats, so the provider never runs out (the plan bounds the attempts). Neighbours share the
     // script: which step a request gets depends on the order of arrival, and each request says which it got.
     const last = steps.length - 1;

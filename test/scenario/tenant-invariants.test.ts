@@ -15,6 +15,8 @@ interface Attempt {
   /** Refused for the envelope (nothing sent unless `sent`). */
   refused?: boolean;
   sent?: boolean;
+  /** Failed with this class (no usage unless `billed`). */
+  failed?: string;
 }
 
 function call(workflowId: string, attempts: Attempt[]): Evidence {
@@ -32,7 +34,9 @@ function call(workflowId: string, attempts: Attempt[]): Evidence {
               outcome: 'failed',
               failure: { class: 'QuotaExhausted', code: 'tenant-envelope', message: 'no room' },
             }
-          : { outcome: 'succeeded' }),
+          : a.failed !== undefined
+            ? { outcome: 'failed', failure: { class: a.failed, message: '' } }
+            : { outcome: 'succeeded' }),
         ...(a.billed !== undefined ? { usage: { inputTokens: 10, outputTokens: a.billed - 10 } } : {}),
       }) as AttemptRecord,
   );
@@ -79,6 +83,19 @@ describe('the tenant oracle', () => {
     // A case with no tenant holds no envelope.
     const { tenant: _t, ...plain } = g.scenario;
     expect(checkTenant({ ...g, scenario: plain })).toEqual([]);
+  });
+
+  it('counts a failure that reported nothing as its least reservation when it may have been billed', () => {
+    const g = (failed: string) =>
+      group([
+        call('a', [
+          { id: 'c1.1', billed: 100 },
+          { id: 'c1.2', billed: 100 },
+          { id: 'c1.3', failed },
+        ]),
+      ]);
+    expect(found(g('ServerError'))).toEqual([]);
+    expect(found(g('ConnectionLost'))).toEqual([expect.stringContaining('was sent 302 tokens')]);
   });
 
   it('counts nothing of an attempt refused for the envelope, and finds one that was sent or was not the last', () => {
