@@ -152,7 +152,9 @@ describe("a tenant's envelope across calls", () => {
     expect((await call(fresh('agent'), tenant)).result?.output.text).toBe('fits');
     const last = fresh('agent');
     const stopped = await turn(last);
-    expect(stopped.result?.stopReason ?? stopped.partial?.stopReason).toBe('budget');
+    // A turn whose call stops `budget` completes so, like one stopped by its own budget, saying why.
+    expect(stopped.result?.stopReason).toBe('budget');
+    expect(stopped.result?.why).toContain(`tenant ${tenant}'s envelope (maxTotalTokens 2000 per day (UTC))`);
     expect(stopped.records.map((r) => r.failure?.code)).toEqual(['tenant-envelope']);
     expect(fx.lp.requestCount(last)).toBe(0);
     const seen = await ledger(tenant);
