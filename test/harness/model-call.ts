@@ -164,12 +164,21 @@ export async function finishCall(
 const UNSENT: ReadonlySet<string> = new Set(['CoolingDown']);
 
 /**
+ * Whether an attempt on record sent nothing by the contract: `CoolingDown`, or refused for its tenant's envelope
+ * (`QuotaExhausted` with code `tenant-envelope`: the reservation did not fit, so no request left).
+ */
+export function sentNothing(r: Pick<AttemptRecord, 'failure'>): boolean {
+  return UNSENT.has(r.failure?.class ?? '') || r.failure?.code === 'tenant-envelope';
+}
+
+/**
  * The provider saw exactly the attempts on record that sent, model by model. `CoolingDown` sends nothing by the
  * contract (an attempt that started with less than minAttemptMs left, as a loaded machine may leave the last one
- * before a deadline, is `CoolingDown`). `Misconfigured` may have sent (an answer too large to record).
+ * before a deadline, is `CoolingDown`), nor does an attempt refused for its tenant's envelope. `Misconfigured` may
+ * have sent (an answer too large to record).
  */
 export function expectProviderSawSent(lp: LoopbackProvider, records: readonly AttemptRecord[]): void {
-  const sent = records.filter((r) => !UNSENT.has(r.failure?.class ?? ''));
+  const sent = records.filter((r) => !sentNothing(r));
   for (const model of new Set(records.map((r) => r.model).filter(isLoopbackModel))) {
     const id = model.slice(model.indexOf(':') + 1);
     // A continuation whose prefill was refused asked again at once within its attempt: two requests, one record.

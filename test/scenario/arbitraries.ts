@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { IMAGE_TOKENS } from '../../common/token-estimate.js';
+import { GENEROUS_ENVELOPE, TIGHT_ENVELOPES, envelopeFor } from './tenants.js';
 import type {
   Backend,
   ContinueMode,
@@ -267,6 +268,12 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         { weight: 4, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.integer({ min: 150, max: 500 }) },
       ),
+      // A case in two draws a tenant, run for it only when no call of the case has a budget (see below): about a
+      // case in five, under an envelope drawn tight (room for an attempt or a few) or generous.
+      tenant: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom(...TIGHT_ENVELOPES, GENEROUS_ENVELOPE) },
+      ),
       duringCheck: fc.oneof(
         { weight: 1, arbitrary: fc.constant(undefined) },
         {
@@ -338,6 +345,11 @@ export const scenario: fc.Arbitrary<Scenario> = fc
         out.limits = { ...s.limits, maxInFlight: 1 };
       }
     }
+    // A tenant's calls bound their output, which a budget's worst case would then count otherwise than the budget
+    // oracle does: a case runs for a tenant only when none of its calls has a budget.
+    const budgeted = out.budget !== undefined || (out.neighbours ?? []).some((n) => n.budget !== undefined);
+    if (s.tenant !== undefined && !budgeted)
+      out.tenant = { maxTotalTokens: envelopeFor(s.tenant, s.parts === true) };
     // The mode of the scripts' continuations, when a call of the case continues cut streams.
     const anyContinues = continues || (out.neighbours ?? []).some((n) => n.onCut === 'continue');
     if (anyContinues && s.continueMode !== undefined && s.continueMode !== 'exact')

@@ -10,6 +10,7 @@ import type { AttemptRecord } from '../../common/call.js';
 import { TRANSIENT_CLASSES } from '../../policy/breaker.js';
 import type { RecordedRequest } from '../../loopback/index.js';
 import { SCENARIO_HEALTH } from './fleet.js';
+import { checkTenant } from './tenant-invariants.js';
 import type { GroupEvidence } from './run-scenario.js';
 import type { Violation } from './stop-oracle.js';
 
@@ -31,6 +32,7 @@ export function checkFleet(g: GroupEvidence, allRequests: RecordedRequest[]): Vi
   if (g.scenario.limits?.maxInFlight !== undefined)
     out.push(...slotsHold(sent, g.scenario.limits.maxInFlight));
   if (g.scenario.health === true) out.push(...breakersBound(g, sent));
+  out.push(...checkTenant(g));
   return out;
 }
 

@@ -9,6 +9,7 @@ import type { Evidence } from './run-scenario.js';
 import type { Fault } from './scenario.js';
 import { ANSWER, CLEAN_CUT_TEXT, CONTINUE_ANSWER, CONTINUE_WIDE } from './scripts.js';
 import { checkActions, checkBudget, checkStopReason, KNOWN } from './stop-oracle.js';
+import { refusedForEnvelope } from './tenant-invariants.js';
 import type { Attempt, Violation } from './stop-oracle.js';
 
 /** Classes a record may carry when no request reached the provider (nothing was sent). */
@@ -60,7 +61,7 @@ export function checkInvariants(e: Evidence): Violation[] {
   if (!e.scenario.health && !e.scenario.limits) {
     const startMs = eventTimeMs(events[0] ?? {});
     for (const r of e.records.filter(
-      (x) => x.failure?.class === 'CoolingDown' && !startedTooLate(e, x, startMs),
+      (x) => x.failure?.class === 'CoolingDown' && !startedTooLate(e, x, startMs) && !tenantWaits(e, x),
     )) {
       v(
         'cooling',
@@ -123,7 +124,13 @@ function matchRequests(e: Evidence, out: Violation[]): Attempt[] {
       // No worker ever started it (no `ActivityTaskStarted`): e.g. scheduled on a limit queue while a killed
       // worker's replacement was not polling yet, until the deadline. (Seed 4242, cases 11 and 37.)
       const neverStarted = !started.has(record.modelCallId) && record.outcome === 'failed';
-      if (!NO_REQUEST_CLASSES.has(got) && !cancelled && !diedUnsent && !neverStarted) {
+      if (
+        !NO_REQUEST_CLASSES.has(got) &&
+        !refusedForEnvelope(record) &&
+        !cancelled &&
+        !diedUnsent &&
+        !neverStarted
+      ) {
         // Temporal's schedule-to-close (the deadline less the reserve) ended an attempt that had not sent yet.
         const unsent = got === 'ResponseTimeout' && e.scenario.health === true;
         out.push({
@@ -202,6 +209,15 @@ const CLOCK_SLACK_MS = 100;
  * Whether an attempt started with less than `minAttemptMs` of its time T left (the deadline less the reserve, or
  * its `attemptTimeoutMs`), so that it could send nothing.
  */
+/**
+ * A tenant's attempt waits (`CoolingDown`, nothing sent) while other workers' leases hold its envelope's room or
+ * its ledger cannot be reached: its message names the tenant.
+ */
+function tenantWaits(e: Evidence, record: AttemptRecord): boolean {
+  const name = e.scenario.tenant?.name;
+  return name !== undefined && (record.failure?.message ?? '').includes(`tenant ${name}`);
+}
+
 function startedTooLate(e: Evidence, record: AttemptRecord, workflowStartMs: number): boolean {
   const plan = e.scenario.plan;
   if (plan === false) return false;

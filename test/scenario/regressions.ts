@@ -103,4 +103,17 @@ export const REGRESSIONS: Scenario[] = [
     onCut: 'continue',
     kill: { request: 1, plusMs: 90 },
   },
+  // T1: a tenant's envelope holds one attempt (110 tokens; each reserves 102). A cut answer may have been billed, so
+  // it settles its whole reservation: the next attempt is refused, sends nothing, and the call stops `budget`.
+  {
+    chain: [
+      {
+        kind: 'loopback',
+        faults: [{ kind: 'cut' }, { kind: 'ok', delayMs: 0 }],
+      },
+    ],
+    plan: { waits: [10], maxAttempts: 3, attemptTimeoutMs: 1000 },
+    stream: false,
+    tenant: { maxTotalTokens: 110 },
+  },
 ];

@@ -16,6 +16,7 @@ import type { AttemptRecord, ModelCallInput } from '../../common/call.js';
 import type { modelCallWorkflow } from '../../workflows/call/model-call-workflow.js';
 import type { ModelCallFixture } from '../harness/model-call.js';
 import { requestOf } from './scenario.js';
+import { TENANT_OUTPUT_BOUND } from './tenants.js';
 import { unwatchChecks, watchChecks } from './slow-checks.js';
 import type { Moment, PlanShape, Scenario } from './scenario.js';
 
@@ -75,6 +76,9 @@ export async function startCall(
     retry,
     ...(s.stream ? { stream: { batchMs: 20, ...(s.onCut ? { onCut: s.onCut } : {}) } } : {}),
     ...(s.budget ? { budget: s.budget } : {}),
+    ...(s.tenant?.name !== undefined
+      ? { tenant: s.tenant.name, settings: { maxOutputTokens: TENANT_OUTPUT_BOUND } }
+      : {}),
   };
   const workflowId = `model-call-${randomUUID()}`;
   // Watched before the start, so that the first check (the worker config ask) is slow too.

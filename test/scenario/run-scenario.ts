@@ -6,6 +6,8 @@ import { at, sleep, startCall } from './run-call.js';
 import type { Evidence, RunningCall } from './run-call.js';
 import type { Neighbour, Scenario } from './scenario.js';
 import { CONTINUE_ANSWER, CONTINUE_WIDE, stepOf } from './scripts.js';
+import { TENANT_OUTPUT_BOUND, leastReservation, nextTenant } from './tenants.js';
+import { tenantLedgerId } from '../../common/tenants.js';
 
 export { retryOf } from './run-call.js';
 export type { Evidence } from './run-call.js';
@@ -49,12 +51,16 @@ export async function runScenario(
   const continuing = s.onCut === 'continue' || (s.neighbours ?? []).some((n) => n.onCut === 'continue');
   const text = s.wide ? CONTINUE_WIDE : CONTINUE_ANSWER;
   const continues = continuing ? { mode: s.continueMode ?? 'exact', text } : undefined;
+  // A tenant's answers bill what their attempt reserved (at the least), so that its envelope is what stops it.
+  const usage = s.tenant
+    ? { inputTokens: leastReservation(s) - TENANT_OUTPUT_BOUND, outputTokens: TENANT_OUTPUT_BOUND }
+    : undefined;
   const models = s.chain.map((b) => {
     // A dead backend of its own per case: with fleet health on, one case's failures must not open another's.
     if (b.kind === 'dead') return `${deadProvider(s)}:${fx.model('nothing-listens').id}`;
     if (b.kind === 'unknown') return 'nope:no-such-provider';
     const m = { id: (s.prefill ? nextPrefillModel() : undefined) ?? fx.model('sc').id };
-    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream, continues));
+    const steps = b.faults.map((f) => stepOf(f, m.id, s.stream, continues, usage));
     // The last step repeats, so the provider never runs out (the plan bounds the attempts). Neighbours share the
     // script: which step a request gets depends on the order of arrival, and each request says which it got.
     const last = steps.length - 1;
@@ -70,12 +76,15 @@ export async function runScenario(
   let own = s.kill && pair === undefined ? await workers.start() : undefined;
   const taskQueue = own?.taskQueue ?? pair?.queue ?? workers.shared.taskQueue;
 
-  const main = await startCall(fx, withoutNeighbours(s), models, taskQueue);
+  // A fresh tenant per case: its ledger starts empty, and the case's calls share it.
+  const tenant = s.tenant ? { ...s.tenant, name: nextTenant(s.tenant.maxTotalTokens) } : undefined;
+  const run: Scenario = tenant ? { ...s, tenant } : s;
+  const main = await startCall(fx, withoutNeighbours(run), models, taskQueue);
   const neighbours = (s.neighbours ?? []).map(async (n) => {
     await sleep(n.startMs);
     return startCall(
       fx,
-      neighbourScenario(s, n),
+      neighbourScenario(run, n),
       n.chain.map((i) => models[i] as string),
       taskQueue,
     );
@@ -110,7 +119,13 @@ export async function runScenario(
   const evidence: Evidence[] = [];
   for (const c of calls) evidence.push(await c.finish(killed));
   if (own !== undefined) await own.stop();
-  return { scenario: s, models, calls: evidence };
+  // The ledger runs until stopped: the case is over, and its tenant is never used again.
+  if (tenant?.name !== undefined)
+    await fx.temporal.client.workflow
+      .getHandle(tenantLedgerId(tenant.name))
+      .terminate('scenario over')
+      .catch(() => undefined);
+  return { scenario: run, models, calls: evidence };
 }
 
 function withoutNeighbours(s: Scenario): Scenario {
@@ -132,6 +147,7 @@ function neighbourScenario(s: Scenario, n: Neighbour): Scenario {
     ...(s.health ? { health: s.health } : {}),
     ...(s.limits ? { limits: s.limits } : {}),
     ...(s.secondWorker ? { secondWorker: s.secondWorker } : {}),
+    ...(s.tenant ? { tenant: s.tenant } : {}),
     // The main call's kill shuts down the neighbours' worker too: their attempts in flight may be WorkerLost.
     ...(s.kill ? { kill: s.kill } : {}),
   };

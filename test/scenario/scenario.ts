@@ -158,6 +158,11 @@ export interface Scenario {
    * on the message) instead of the plain prompt.
    */
   parts?: boolean;
+  /**
+   * The case's calls (the main one and its neighbours) are a tenant's, under a token envelope of `maxTotalTokens`
+   * (see `tenants.ts`); `name` is set by the runner (a fresh tenant per case).
+   */
+  tenant?: { maxTotalTokens: number; name?: string };
 }
 
 /** A 1x1 PNG: the image of a multi-part scenario request. */
@@ -206,6 +211,7 @@ export function describeScenario(s: Scenario): string {
     s.limits ? `limits:${JSON.stringify(s.limits)}` : '',
     s.secondWorker ? 'second worker process' : '',
     s.parts ? 'multi-part request' : '',
+    s.tenant ? `tenant envelope:${s.tenant.maxTotalTokens} tokens` : '',
   ].filter(Boolean);
   const main = `${chain} | ${plan}${extra.length ? ` | ${extra.join(' ')}` : ''}`;
   return [main, ...(s.neighbours ?? []).map((n, i) => `  neighbour ${i + 1}: ${describeNeighbour(n)}`)].join(

@@ -18,6 +18,8 @@ import { runScenario } from './run-scenario.js';
 import type { PairWorkers, ScenarioWorkers } from './run-scenario.js';
 import { describeScenario } from './scenario.js';
 import { slowChecksPlugin } from './slow-checks.js';
+import { scenarioTenants, writeScenarioTenantsFile } from './tenants.js';
+import { TENANTS_FILE_ENV } from '../../activities/tenants/config.js';
 import type { Scenario } from './scenario.js';
 import type { AttemptRecord } from '../../common/call.js';
 import type { Violation } from './stop-oracle.js';
@@ -63,7 +65,8 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
   let pair: Promise<PairWorkers & { process: WorkerProcess }> | undefined;
   beforeAll(async () => {
     fx = await modelCallFixture();
-    const deps = { providers: scenarioRegistry(fx.lp, TEST_SECRETS.apiKey) };
+    // Every worker has the suite's tenants file: a case for a tenant is held to its envelope on any of them.
+    const deps = { providers: scenarioRegistry(fx.lp, TEST_SECRETS.apiKey), tenants: scenarioTenants() };
     // Each in-process worker has its own activities (its own maxInFlight slots and fleet-health copy), like a
     // process of its own: an identity each lets the fleet invariants tell them apart in history.
     let started = 0;
@@ -96,7 +99,11 @@ describe('randomized scenarios against the real workflow, dev server and loopbac
             address: inject('temporalAddress'),
             taskQueue: worker.taskQueue,
             providersFile: writeScenarioProvidersFile(fx.lp, scenarioDir),
-            env: { [SCENARIO_KEY_ENV]: TEST_SECRETS.apiKey, TEMPORAL_NAMESPACE: inject('temporalNamespace') },
+            env: {
+              [SCENARIO_KEY_ENV]: TEST_SECRETS.apiKey,
+              TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+              [TENANTS_FILE_ENV]: writeScenarioTenantsFile(scenarioDir),
+            },
           });
           return { queue: worker.taskQueue, worker, process };
         })();

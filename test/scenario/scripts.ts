@@ -38,14 +38,16 @@ export const CLEAN_CUT_TEXT = 'partial ';
 /**
  * The loopback step that plays `fault` for model `modelId` (a plain or a streamed request). With `continues` (a
  * call of the case continues cut streams), an answer and a stream cut continue the text a request delivered, in
- * that mode: the step after a cut answers the continuation.
+ * that mode: the step after a cut answers the continuation. With `usage` (a tenant's case), an answer reports it.
  */
 export function stepOf(
   f: Fault,
   modelId: string,
   stream: boolean,
   continues?: { mode: ContinueMode; text: string },
+  usage?: { inputTokens: number; outputTokens: number },
 ): Step {
+  const billed = usage === undefined ? {} : { usage };
   if (f.kind === 'stall' && !stream) return cutMidBody(0.5, { text: continues?.text ?? ANSWER });
   if (f.kind === 'stall' && continues === undefined) {
     return ok(ANSWER, {
@@ -62,11 +64,16 @@ export function stepOf(
     const cut = f.kind !== 'ok' && stream ? { cutAfterChunks: f.chunks, cutPauseMs: pause } : {};
     const wait = f.kind === 'ok' ? delay(f.delayMs) : {};
     if (f.kind === 'stream-cut' && !stream) return cutMidBody(0.5, { text: continues.text });
-    return continuing(continues.text, continues.mode, { chunkDelayMs: CONTINUE_CHUNK_MS, ...cut, ...wait });
+    return continuing(continues.text, continues.mode, {
+      chunkDelayMs: CONTINUE_CHUNK_MS,
+      ...cut,
+      ...wait,
+      ...billed,
+    });
   }
   switch (f.kind) {
     case 'ok':
-      return ok(ANSWER, { chunks: ANSWER_CHUNKS, chunkDelayMs: 5, ...delay(f.delayMs) });
+      return ok(ANSWER, { chunks: ANSWER_CHUNKS, chunkDelayMs: 5, ...delay(f.delayMs), ...billed });
     case 'status': {
       const headers = {
         ...(f.retryAfter ? retryAfterHeader(f.retryAfter) : {}),

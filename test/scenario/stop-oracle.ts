@@ -5,6 +5,7 @@ import { jsonBytes } from '../../common/turn-input.js';
 import { estimateInputTokens } from '../../common/token-estimate.js';
 import { messagesOf } from '../../common/call-input/call-input.js';
 import { intendedAction } from './expected.js';
+import { refusedForEnvelope } from './tenant-invariants.js';
 import { requestOf } from './scenario.js';
 import type { Fault, Scenario } from './scenario.js';
 
@@ -56,6 +57,12 @@ export function checkStopReason(
   }
   const cls = last.record.failure?.class;
   if (cls === undefined) return [];
+  // An attempt refused for its tenant's envelope stops the call, whatever its class's action.
+  if (refusedForEnvelope(last.record)) {
+    return actual === 'budget'
+      ? []
+      : [{ invariant: 'stop-reason', message: `refused for its tenant's envelope, but stopped ${actual}` }];
+  }
   const overrides = s.plan === false ? undefined : s.plan.actions;
   const action = (a: Attempt): string =>
     intendedAction(a.record.failure?.class ?? '', overrides, shouldRetry(a));
