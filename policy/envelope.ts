@@ -62,6 +62,11 @@ export interface LeaseRequest {
   settle?: Settlement[];
   /** What the provider last said is left (its remaining-tokens headers), for a tokens-per-minute bucket. */
   observed?: Observed;
+  /**
+   * Leases of this worker it stops reserving against while attempts are still in flight on them: each is cut down
+   * to `keep` (what was billed and what is in flight), so the rest is free for others at once.
+   */
+  shrink?: { leaseId: string; keep: Amount }[];
 }
 
 /** A provider's word on what is left: `remaining` tokens until `resetAt`, as of `at` (epoch ms). */
@@ -166,11 +171,11 @@ export function nextPeriodStart(startMs: number, period: TenantPeriod): number {
 }
 
 const periodOf = (e: TenantEnvelope): TenantPeriod => e.period ?? 'day';
-const add = (a: Amount, b: Amount): Amount => ({
+export const add = (a: Amount, b: Amount): Amount => ({
   tokens: a.tokens + b.tokens,
   costUsd: a.costUsd + b.costUsd,
 });
-const sum = (xs: readonly Amount[]): Amount => xs.reduce(add, { ...NO_AMOUNT });
+export const sum = (xs: readonly Amount[]): Amount => xs.reduce(add, { ...NO_AMOUNT });
 
 /** A new ledger's state. */
 export function initialLedger(envelope: TenantEnvelope, nowMs: number): TenantLedgerState {
@@ -220,7 +225,7 @@ export function renewsAt(s: TenantLedgerState, nowMs: number, least: Amount = NO
 }
 
 /** Whether `used + least` stays within every limit of `e`. */
-function fits(e: TenantEnvelope, used: Amount, least: Amount): boolean {
+export function fits(e: TenantEnvelope, used: Amount, least: Amount): boolean {
   return LIMITS.every(({ limit, key }) => {
     const max = e[limit];
     return max === undefined || used[key] + least[key] <= max;
@@ -228,7 +233,7 @@ function fits(e: TenantEnvelope, used: Amount, least: Amount): boolean {
 }
 
 /** The first limit of `e` that `used + least` passes. */
-function passed(e: TenantEnvelope, used: Amount, least: Amount): 'maxTotalTokens' | 'maxCostUsd' {
+export function passed(e: TenantEnvelope, used: Amount, least: Amount): 'maxTotalTokens' | 'maxCostUsd' {
   const hit = LIMITS.find(({ limit, key }) => {
     const max = e[limit];
     return max !== undefined && used[key] + least[key] > max;
@@ -237,7 +242,7 @@ function passed(e: TenantEnvelope, used: Amount, least: Amount): 'maxTotalTokens
 }
 
 /** What is left of each limit `e` sets, after `used`. */
-function leftOf(e: TenantEnvelope, used: Amount): Partial<Amount> {
+export function leftOf(e: TenantEnvelope, used: Amount): Partial<Amount> {
   const left: Partial<Amount> = {};
   for (const { limit, key } of LIMITS) {
     const max = e[limit];
@@ -249,178 +254,6 @@ function leftOf(e: TenantEnvelope, used: Amount): Partial<Amount> {
 /** Settled spend and what leases hold (an expired one in full, until settled). */
 export function usedOf(s: TenantLedgerState): { spent: Amount; held: Amount } {
   return { spent: sum(s.spent), held: sum(s.leases.map((l) => l.amount)) };
-}
-
-/** The state after `settlements` (each lease once: a settlement of a lease the ledger does not hold changes nothing). */
-export function settle(
-  s: TenantLedgerState,
-  settlements: readonly Settlement[],
-  nowMs: number,
-): TenantLedgerState {
-  let next = rollover(s, nowMs);
-  for (const t of settlements) {
-    const lease = next.leases.find((l) => l.id === t.leaseId);
-    if (lease === undefined) continue;
-    const over = {
-      tokens: Math.max(0, t.billed.tokens - t.reserved.tokens),
-      costUsd: Math.max(0, t.billed.costUsd - t.reserved.costUsd),
-    };
-    next = {
-      ...next,
-      leases: next.leases.filter((l) => l !== lease),
-      spent: addSpend(next, { ...t.billed, at: lease.grantedAt }),
-      overBilled: add(next.overBilled, over),
-    };
-  }
-  return next;
-}
-
-/** `s.spent` with `entry`: one running total for a calendar period, else merged into the window's bucket. */
-function addSpend(s: TenantLedgerState, entry: SpendEntry): SpendEntry[] {
-  const windowMs = s.envelope.windowMs;
-  if (windowMs === undefined) {
-    const total = sum([...s.spent, entry]);
-    return [{ ...total, at: s.spent[0]?.at ?? entry.at }];
-  }
-  const size = Math.max(1, Math.floor(windowMs / WINDOW_BUCKETS));
-  const at = Math.floor(entry.at / size) * size;
-  const same = s.spent.find((e) => e.at === at);
-  if (same === undefined) return [...s.spent, { tokens: entry.tokens, costUsd: entry.costUsd, at }];
-  return s.spent.map((e) => (e === same ? { ...add(e, entry), at } : e));
-}
-
-/** The envelope the ledger holds after a worker's file said `given`: a disagreement is noted, the ledger's holds. */
-function heard(
-  s: TenantLedgerState,
-  worker: string,
-  given: TenantEnvelope,
-  nowMs: number,
-): TenantLedgerState {
-  if (sameEnvelope(s.envelope, given)) {
-    return s.disagreements.some((d) => d.worker === worker)
-      ? { ...s, disagreements: s.disagreements.filter((d) => d.worker !== worker) }
-      : s;
-  }
-  const others = s.disagreements.filter((d) => d.worker !== worker);
-  return {
-    ...s,
-    disagreements: [{ worker, envelope: given, at: nowMs }, ...others].slice(0, MAX_DISAGREEMENTS),
-  };
-}
-
-/** Whether two envelopes say the same. */
-export function sameEnvelope(a: TenantEnvelope, b: TenantEnvelope): boolean {
-  const keys = ['maxCostUsd', 'maxTotalTokens', 'period', 'windowMs', 'weight'] as const;
-  return keys.every((k) => a[k] === b[k]);
-}
-
-/**
- * A lease for `request` at `nowMs` with id `id`: as much of `wanted` as is left (never less than `least`), or a
- * refusal saying why and until when. A lease id the ledger holds already is answered with that lease again (a
- * retried update). The worker's own leases it settles with the request are settled first.
- */
-export function grantLease(
-  s0: TenantLedgerState,
-  request: LeaseRequest,
-  id: string,
-  nowMs: number,
-): { state: TenantLedgerState; answer: LeaseAnswer } {
-  const known = s0.leases.find((l) => l.id === id);
-  if (known !== undefined)
-    return { state: s0, answer: { granted: true, lease: known, envelope: s0.envelope } };
-  let s = observe(
-    heard(settle(s0, request.settle ?? [], nowMs), request.worker, request.envelope, nowMs),
-    request.observed,
-    nowMs,
-  );
-  const e = s.envelope;
-  const { spent, held } = usedOf(s);
-  const used = add(spent, held);
-  const capLeft = s.cap === undefined ? undefined : Math.max(0, s.cap.remaining - s.cap.granted);
-  if (capLeft !== undefined && s.cap !== undefined && request.least.tokens > capLeft) {
-    const answer: LeaseAnswer = {
-      granted: false,
-      why: 'spent',
-      limit: 'maxTotalTokens',
-      left: { tokens: Math.min(capLeft, leftOf(e, used).tokens ?? capLeft) },
-      renewsAt: s.cap.resetAt,
-      envelope: e,
-    };
-    return { state: s, answer };
-  }
-  if (!fits(e, used, request.least)) {
-    const live = s.leases.filter((l) => l.expiresAt > nowMs);
-    const dead = sum(s.leases.filter((l) => l.expiresAt <= nowMs).map((l) => l.amount));
-    const freed = fits(e, add(spent, dead), request.least) && live.length > 0;
-    const answer: LeaseAnswer = {
-      granted: false,
-      why: freed ? 'held' : 'spent',
-      limit: passed(e, used, request.least),
-      left: leftOf(e, used),
-      renewsAt: renewsAt(s, nowMs, request.least),
-      envelope: e,
-    };
-    if (freed) answer.retryAfterMs = Math.min(...live.map((l) => l.expiresAt)) - nowMs;
-    return { state: s, answer };
-  }
-  const left = leftOf(e, used);
-  const amount: Amount = {
-    tokens: Math.max(
-      request.least.tokens,
-      Math.min(request.wanted.tokens, left.tokens ?? request.wanted.tokens, capLeft ?? Infinity),
-    ),
-    costUsd: Math.max(
-      request.least.costUsd,
-      Math.min(request.wanted.costUsd, left.costUsd ?? request.wanted.costUsd),
-    ),
-  };
-  const lease: Lease = {
-    id,
-    worker: request.worker,
-    amount,
-    grantedAt: nowMs,
-    expiresAt: nowMs + request.ttlMs,
-  };
-  s = { ...s, leases: [...s.leases, lease] };
-  if (s.cap !== undefined) s = { ...s, cap: { ...s.cap, granted: s.cap.granted + amount.tokens } };
-  return { state: s, answer: { granted: true, lease, envelope: e } };
-}
-
-/**
- * The state after the provider's word (newer than the last heard): until its reset no more than `remaining` is
- * granted, whatever the bucket's own count says. A cap past its reset is forgotten.
- */
-export function observe(s: TenantLedgerState, o: Observed | undefined, nowMs: number): TenantLedgerState {
-  let next = s;
-  if (next.cap !== undefined && next.cap.resetAt <= nowMs) {
-    const { cap: _c, ...rest } = next;
-    next = rest;
-  }
-  if (o === undefined || o.resetAt <= nowMs || (next.cap !== undefined && o.at <= next.cap.at)) return next;
-  return { ...next, cap: { ...o, granted: 0 } };
-}
-
-/** The state after an operator set the envelope: it holds over every file's from now on. */
-export function setEnvelope(
-  s: TenantLedgerState,
-  envelope: TenantEnvelope,
-  nowMs: number,
-): TenantLedgerState {
-  const changedPeriod = s.envelope.windowMs !== envelope.windowMs || s.envelope.period !== envelope.period;
-  const next = { ...s, envelope, source: 'set' as const, disagreements: [] };
-  if (!changedPeriod) return rollover(next, nowMs);
-  // Another kind of period: the spend so far stays counted, now in the new period (or window).
-  const { periodStart: _p, ...rest } = next;
-  const spent = sum(s.spent);
-  return rollover(
-    { ...rest, spent: spent.tokens + spent.costUsd > 0 ? [{ ...spent, at: nowMs }] : [] },
-    nowMs,
-  );
-}
-
-/** The state after an operator's reset: the period's spend, its over-billing and every lease forgotten. */
-export function resetLedger(s: TenantLedgerState, nowMs: number): TenantLedgerState {
-  return rollover({ ...s, spent: [], leases: [], overBilled: { ...NO_AMOUNT } }, nowMs);
 }
 
 /** What the envelope looks like at `nowMs`: spent, held, left, renewal. */

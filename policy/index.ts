@@ -109,21 +109,16 @@ export type { AddedInput, Budget, BudgetAttempt, BudgetOutlook, Pricing, Spent }
 export { budgetProblems, pricingProblems } from './budget-fields.js';
 export {
   envelopeView,
-  grantLease,
   initialLedger,
   limitsSpend,
   nextPeriodStart,
   NO_AMOUNT,
-  observe,
   periodStartOf,
   renewsAt,
-  resetLedger,
   rollover,
-  sameEnvelope,
-  setEnvelope,
-  settle,
   usedOf,
 } from './envelope.js';
+export { grantLease, observe, resetLedger, sameEnvelope, setEnvelope, settle } from './envelope-lease.js';
 export type {
   Amount,
   Disagreement,

@@ -197,6 +197,9 @@ export class TenantLeases {
     const mine = this.held.get(tenant) ?? [];
     for (const h of mine) h.retired = true;
     const idle = mine.filter((h) => h.running === 0);
+    // A busy lease keeps only what its attempts billed and hold: the rest goes back with the request.
+    const busy = mine.filter((h) => h.running > 0);
+    for (const h of busy) h.lease = { ...h.lease, amount: add(h.billed, h.inFlight) };
     this.forget(tenant, idle);
     const request: LeaseRequest = {
       worker: this.worker,
@@ -205,6 +208,9 @@ export class TenantLeases {
       ttlMs: this.ttlMs,
       envelope,
       ...(idle.length > 0 ? { settle: idle.map(settlementOf) } : {}),
+      ...(busy.length > 0
+        ? { shrink: busy.map((h) => ({ leaseId: h.lease.id, keep: h.lease.amount })) }
+        : {}),
     };
     const observed = this.observed.get(tenant);
     if (observed !== undefined && observed.resetAt > this.now()) request.observed = observed;

@@ -100,6 +100,30 @@ describe('leases', () => {
     expect(usedOf(again.state).held).toEqual(tokens(400));
   });
 
+  it("a worker cuts its busy lease down to what it holds: the rest is another worker's at once", () => {
+    const s = leaseAll(initialLedger(DAY, T0), [ask(900)]).s;
+    expect(grantLease(s, ask(500, 500, 'w2'), 'x', T0 + 1).answer).toMatchObject({
+      granted: false,
+      why: 'held',
+    });
+    const cut = grantLease(
+      s,
+      { ...ask(100), shrink: [{ leaseId: 'l0', keep: tokens(300) }] },
+      'n',
+      T0 + 1,
+    ).state;
+    expect(usedOf(cut).held).toEqual(tokens(400));
+    expect(grantLease(cut, ask(500, 500, 'w2'), 'x', T0 + 2).answer.granted).toBe(true);
+    // Never up, and never another worker's lease.
+    const up = grantLease(
+      s,
+      { ...ask(10, 10, 'w2'), shrink: [{ leaseId: 'l0', keep: tokens(0) }] },
+      'y',
+      T0 + 1,
+    );
+    expect(up.state.leases.find((l) => l.id === 'l0')?.amount).toEqual(tokens(900));
+  });
+
   it('settlements that ride with a request are settled before it is granted', () => {
     const s = leaseAll(initialLedger(DAY, T0), [ask(900)]).s;
     const g = grantLease(
