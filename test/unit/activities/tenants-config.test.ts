@@ -129,15 +129,19 @@ describe("the worker's activities with a tenants file", () => {
   });
 
   it('tell the workflows the tenants and each model output limit (modelRetryConfig)', async () => {
-    const given = await createActivities({ providers, env: {}, tenants: GOOD }).modelRetryConfig();
-    expect(given.tenants).toEqual(GOOD);
+    const activities = createActivities({ providers, env: {}, tenants: GOOD });
+    // A run is told its own tenant's entry and the default, never the rest of the file.
+    const given = await activities.modelRetryConfig({ tenant: 'acme' });
+    expect(given.tenants).toEqual({ acme: GOOD.acme, '*': GOOD['*'] });
     expect(given.outputLimits).toEqual({ 'local:fast': 8192 });
+    expect((await activities.modelRetryConfig({ tenant: 'initech' })).tenants).toEqual({ '*': GOOD['*'] });
+    expect((await activities.modelRetryConfig()).tenants).toEqual({ '*': GOOD['*'] });
     const path = file('worker-good.json', JSON.stringify(GOOD));
     const named = await createActivities({
       providers,
       env: { MODEL_RETRY_TENANTS: path },
-    }).modelRetryConfig();
-    expect(named.tenants).toEqual(GOOD);
+    }).modelRetryConfig({ tenant: 'globex' });
+    expect(named.tenants).toEqual({ globex: GOOD.globex, '*': GOOD['*'] });
   });
 
   it('the option wins over MODEL_RETRY_TENANTS, which is then not read', async () => {
@@ -146,7 +150,7 @@ describe("the worker's activities with a tenants file", () => {
       providers,
       env,
       tenants: { acme: { weight: 3 } },
-    }).modelRetryConfig();
+    }).modelRetryConfig({ tenant: 'acme' });
     expect(config.tenants).toEqual({ acme: { weight: 3 } });
   });
 

@@ -89,9 +89,12 @@ describe('ModelRetryPlugin', () => {
     expect(() => bad.configureWorker(worker())).toThrow('`acme.weight` must be a number above 0');
     const tenants = { acme: { maxTotalTokens: 1000, period: 'day' as const }, '*': { weight: 1 } };
     const options = new ModelRetryPlugin({ activities: { providers, tenants } }).configureWorker(worker());
-    const config = (options.activities as { modelRetryConfig: () => Promise<{ tenants?: unknown }> })
-      .modelRetryConfig;
-    expect((await config()).tenants).toEqual(tenants);
+    const config = (
+      options.activities as {
+        modelRetryConfig: (ask?: { tenant?: string }) => Promise<{ tenants?: unknown }>;
+      }
+    ).modelRetryConfig;
+    expect((await config({ tenant: 'acme' })).tenants).toEqual(tenants);
   });
 
   it("puts the AI SDK's polyfills first in the workflow bundle", () => {
