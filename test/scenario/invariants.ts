@@ -9,7 +9,7 @@ import type { Evidence } from './run-scenario.js';
 import type { Fault } from './scenario.js';
 import { ANSWER, CLEAN_CUT_TEXT, CONTINUE_ANSWER, CONTINUE_WIDE } from './scripts.js';
 import { checkActions, checkBudget, checkStopReason, KNOWN } from './stop-oracle.js';
-import { refusedForEnvelope } from './tenant-invariants.js';
+import { refusedForEnvelope } from './tenants.js';
 import type { Attempt, Violation } from './stop-oracle.js';
 
 /** Classes a record may carry when no request reached the provider (nothing was sent). */

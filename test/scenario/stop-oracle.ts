@@ -5,7 +5,7 @@ import { jsonBytes } from '../../common/turn-input.js';
 import { estimateInputTokens } from '../../common/token-estimate.js';
 import { messagesOf } from '../../common/call-input/call-input.js';
 import { intendedAction } from './expected.js';
-import { refusedForEnvelope } from './tenant-invariants.js';
+import { refusedForEnvelope } from './tenants.js';
 import { requestOf } from './scenario.js';
 import type { Fault, Scenario } from './scenario.js';
 

@@ -12,13 +12,8 @@ import type { AttemptRecord } from '../../common/call.js';
 import type { Usage } from '../../common/attempt.js';
 import type { GroupEvidence } from './run-scenario.js';
 import type { Violation } from './stop-oracle.js';
-import { leastReservation } from './tenants.js';
+import { leastReservation, refusedForEnvelope } from './tenants.js';
 import { mayHaveBilled } from '../../policy/index.js';
-
-/** Whether an attempt was refused for its tenant's envelope (nothing sent: the call stops `budget`). */
-export function refusedForEnvelope(r: Pick<AttemptRecord, 'failure'>): boolean {
-  return r.failure?.code === 'tenant-envelope';
-}
 
 function tokensOf(usage: Usage | undefined): number | undefined {
   if (usage === undefined) return undefined;

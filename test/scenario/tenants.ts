@@ -10,6 +10,7 @@ import { estimateInputTokens } from '../../common/token-estimate.js';
 import { messagesOf } from '../../common/call-input/call-input.js';
 import { IMAGE_TOKENS } from '../../common/token-estimate.js';
 import type { TenantsConfig } from '../../common/tenants.js';
+import type { AttemptRecord } from '../../common/call.js';
 import { requestOf } from './scenario.js';
 import type { Scenario } from './scenario.js';
 
@@ -67,4 +68,9 @@ export function writeScenarioTenantsFile(dir: string): string {
  */
 export function leastReservation(s: Pick<Scenario, 'parts'>): number {
   return estimateInputTokens({ prompt: messagesOf({ model: 'x:y', ...requestOf(s) }) }) + TENANT_OUTPUT_BOUND;
+}
+
+/** Whether an attempt was refused for its tenant's envelope (nothing sent: the call stops `budget`). */
+export function refusedForEnvelope(r: Pick<AttemptRecord, 'failure'>): boolean {
+  return r.failure?.code === 'tenant-envelope';
 }
