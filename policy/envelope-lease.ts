@@ -10,6 +10,7 @@ import {
   fits,
   leftOf,
   passed,
+  periodStartOf,
   renewsAt,
   rollover,
   sum,
@@ -44,7 +45,8 @@ export function settle(
     next = {
       ...next,
       leases: next.leases.filter((l) => l !== lease),
-      spent: addSpend(next, { ...t.billed, at: lease.grantedAt }),
+      // Placed when it was billed (at most the lease's end), so a window keeps it for as long as it should.
+      spent: addSpend(next, { ...t.billed, at: Math.min(nowMs, lease.expiresAt) }),
       overBilled: add(next.overBilled, over),
     };
   }
@@ -86,8 +88,8 @@ function heard(
 
 /** Whether two envelopes say the same. */
 export function sameEnvelope(a: TenantEnvelope, b: TenantEnvelope): boolean {
-  const keys = ['maxCostUsd', 'maxTotalTokens', 'period', 'windowMs', 'weight'] as const;
-  return keys.every((k) => a[k] === b[k]);
+  const keys = ['maxCostUsd', 'maxTotalTokens', 'windowMs', 'weight'] as const;
+  return keys.every((k) => a[k] === b[k]) && samePeriod(a, b);
 }
 
 /**
@@ -160,11 +162,21 @@ export function grantLease(
     worker: request.worker,
     amount,
     grantedAt: nowMs,
-    expiresAt: nowMs + request.ttlMs,
+    expiresAt: leaseEnd(s, request.ttlMs, nowMs),
   };
   s = { ...s, leases: [...s.leases, lease] };
   if (s.cap !== undefined) s = { ...s, cap: { ...s.cap, granted: s.cap.granted + amount.tokens } };
   return { state: s, answer: { granted: true, lease, envelope: e } };
+}
+
+/**
+ * When a lease granted at `nowMs` ends: its ttl, never past the period's end (a calendar period's leases all end
+ * with it, so none is still used when the next one starts afresh) and never longer than half a rolling window.
+ */
+function leaseEnd(s: TenantLedgerState, ttlMs: number, nowMs: number): number {
+  const windowMs = s.envelope.windowMs;
+  if (windowMs !== undefined) return nowMs + Math.max(1, Math.min(ttlMs, Math.floor(windowMs / 2)));
+  return Math.min(nowMs + ttlMs, renewsAt(s, nowMs));
 }
 
 /**
@@ -200,22 +212,27 @@ function shrink(
   return { ...s, leases };
 }
 
+/** Whether two envelopes renew alike (no `period` is a day). */
+function samePeriod(a: TenantEnvelope, b: TenantEnvelope): boolean {
+  return a.windowMs === b.windowMs && (a.period ?? 'day') === (b.period ?? 'day');
+}
+
 /** The state after an operator set the envelope: it holds over every file's from now on. */
 export function setEnvelope(
   s: TenantLedgerState,
   envelope: TenantEnvelope,
   nowMs: number,
 ): TenantLedgerState {
-  const changedPeriod = s.envelope.windowMs !== envelope.windowMs || s.envelope.period !== envelope.period;
-  const next = { ...s, envelope, source: 'set' as const, disagreements: [] };
-  if (!changedPeriod) return rollover(next, nowMs);
-  // Another kind of period: the spend so far stays counted, now in the new period (or window).
+  const current = rollover(s, nowMs);
+  const next = { ...current, envelope, source: 'set' as const, disagreements: [] };
+  if (samePeriod(s.envelope, envelope)) return next;
+  // Another kind of period: the spend so far and the live leases stay counted, now in the new period (or window).
   const { periodStart: _p, ...rest } = next;
-  const spent = sum(s.spent);
-  return rollover(
-    { ...rest, spent: spent.tokens + spent.costUsd > 0 ? [{ ...spent, at: nowMs }] : [] },
-    nowMs,
-  );
+  const spent = sum(current.spent);
+  const carried = { ...rest, spent: spent.tokens + spent.costUsd > 0 ? [{ ...spent, at: nowMs }] : [] };
+  return envelope.windowMs !== undefined
+    ? carried
+    : { ...carried, periodStart: periodStartOf(nowMs, envelope.period ?? 'day') };
 }
 
 /** The state after an operator's reset: the period's spend, its over-billing and every lease forgotten. */

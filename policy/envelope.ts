@@ -198,7 +198,8 @@ export function rollover(s: TenantLedgerState, nowMs: number): TenantLedgerState
     return {
       ...rest,
       spent: s.spent.filter((e) => e.at > from),
-      leases: s.leases.filter((l) => l.grantedAt > from),
+      // A lease counts until its end has left the window (it may be used up to its end).
+      leases: s.leases.filter((l) => l.expiresAt > from),
     };
   }
   const start = periodStartOf(nowMs, periodOf(s.envelope));
@@ -213,7 +214,7 @@ export function renewsAt(s: TenantLedgerState, nowMs: number, least: Amount = NO
     return nextPeriodStart(s.periodStart ?? periodStartOf(nowMs, periodOf(s.envelope)), periodOf(s.envelope));
   }
   // The oldest spend leaves the window first: the first moment enough of it has left for `least` to fit.
-  const entries = [...s.spent, ...s.leases.map((l) => ({ ...l.amount, at: l.grantedAt }))].sort(
+  const entries = [...s.spent, ...s.leases.map((l) => ({ ...l.amount, at: l.expiresAt }))].sort(
     (a, b) => a.at - b.at,
   );
   let used = sum(entries);

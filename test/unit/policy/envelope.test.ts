@@ -278,3 +278,29 @@ describe('calendar periods agree with the calendar', () => {
     );
   });
 });
+
+describe('leases never outlive what they count in', () => {
+  it("a day's lease ends at midnight UTC, so the next day starts with none still in use", () => {
+    const late = Date.UTC(2026, 11, 4, 23, 59, 50);
+    const g = grantLease(initialLedger(DAY, late), ask(1_000), 'l', late);
+    expect(g.answer).toMatchObject({ granted: true, lease: { expiresAt: Date.UTC(2026, 11, 5) } });
+  });
+
+  it("a rolling window's lease lasts at most half the window, and counts until its end has left it", () => {
+    const W: TenantEnvelope = { maxTotalTokens: 1_000, windowMs: 5_000 };
+    const g = grantLease(initialLedger(W, T0), ask(1_000), 'l', T0);
+    expect(g.answer).toMatchObject({ granted: true, lease: { expiresAt: T0 + 2_500 } });
+    // Not settled: at +6 s its end (+2.5 s) is still inside the window (+1 s to +6 s): no room.
+    expect(grantLease(g.state, ask(1_000, 1_000, 'w2'), 'x', T0 + 6_000).answer.granted).toBe(false);
+    expect(grantLease(g.state, ask(1_000, 1_000, 'w2'), 'y', T0 + 7_501).answer.granted).toBe(true);
+  });
+
+  it('a set envelope without a period keeps the day it had: the spend and the leases stay counted', () => {
+    let s = leaseAll(initialLedger(DAY, T0), [ask(500), ask(100)]).s;
+    s = settle(s, [{ leaseId: 'l0', billed: tokens(400), reserved: tokens(500) }], T0 + 1);
+    const set = setEnvelope(s, { maxTotalTokens: 2_000 }, T0 + 2);
+    expect(usedOf(set)).toEqual({ spent: tokens(400), held: tokens(100) });
+    const windowed = setEnvelope(s, { maxTotalTokens: 2_000, windowMs: 3_600_000 }, T0 + 2);
+    expect(usedOf(windowed)).toEqual({ spent: tokens(400), held: tokens(100) });
+  });
+});
