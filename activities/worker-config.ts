@@ -56,10 +56,11 @@ export function providerKeysOf(
 /** The entries of a tenants file that a run of `tenant` needs: its own and `*` (the others stay out of history). */
 function tenantsFor(tenants: TenantsConfig, tenant: string | undefined): TenantsConfig {
   const names = tenant === undefined ? [DEFAULT_TENANT] : [tenant, DEFAULT_TENANT];
-  const picked: TenantsConfig = {};
-  for (const n of names) {
-    const entry = tenants[n];
-    if (Object.hasOwn(tenants, n) && entry !== undefined) picked[n] = entry;
-  }
-  return picked;
+  // `Object.fromEntries` makes own properties, whatever the name (`__proto__` included).
+  return Object.fromEntries(
+    names.flatMap((n) => {
+      const entry = Object.hasOwn(tenants, n) ? tenants[n] : undefined;
+      return entry === undefined ? [] : [[n, entry] as const];
+    }),
+  );
 }

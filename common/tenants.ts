@@ -47,8 +47,6 @@ export const TENANT_SET_SIGNAL = 'modelRetryTenantSet';
 export const TENANT_RESET_SIGNAL = 'modelRetryTenantReset';
 /** Query: the ledger's {@link TenantSnapshot}. */
 export const TENANT_QUERY = 'modelRetryTenant';
-/** The memo key the ledger keeps its {@link TenantSnapshot} under (read with `describe`, no worker needed). */
-export const TENANT_MEMO_KEY = 'modelRetryTenant';
 
 /** The ledger of `tenant` in its namespace: `model-retry-tenant:<tenant>`. */
 export function tenantLedgerId(tenant: string): string {

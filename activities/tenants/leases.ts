@@ -35,14 +35,17 @@ const sub = (a: Amount, b: Amount): Amount => ({
   tokens: a.tokens - b.tokens,
   costUsd: a.costUsd - b.costUsd,
 });
-const within = (a: Amount, max: Amount): boolean =>
-  a.tokens <= max.tokens && a.costUsd <= max.costUsd + 1e-12;
+/** Whether `a` stays within `max` in each limit `envelope` sets (a dimension it does not limit is not counted). */
+const within = (a: Amount, max: Amount, envelope: TenantEnvelope): boolean =>
+  (envelope.maxTotalTokens === undefined || a.tokens <= max.tokens) &&
+  (envelope.maxCostUsd === undefined || a.costUsd <= max.costUsd + 1e-12);
 
 /** A lease as this worker keeps it: what it reserved, what finished attempts billed, what is in flight. */
 interface Held {
   lease: Lease;
+  /** The envelope it was leased under: the limits its reservations are held to. */
+  envelope: TenantEnvelope;
   tenant: string;
-  taskQueue: string;
   /** Σ reservations of the attempts in flight on it. */
   inFlight: Amount;
   running: number;
@@ -117,8 +120,7 @@ export class TenantLeases {
     const local = this.take(tenant, amount);
     if (local !== undefined) return local;
     // One lease request per tenant at a time: those that wait for it reserve against what it brings.
-    const before = this.asking.get(tenant);
-    if (before !== undefined) {
+    for (let before = this.asking.get(tenant); before !== undefined; before = this.asking.get(tenant)) {
       await before.catch(() => undefined);
       const after = this.take(tenant, amount);
       if (after !== undefined) return after;
@@ -129,7 +131,11 @@ export class TenantLeases {
       const answer = await asked;
       if ('unreachable' in answer) return answer;
       if (!answer.granted) return { refused: answer };
-      return this.take(tenant, amount) ?? { unreachable: 'the new lease was retired before it was used' };
+      return (
+        this.take(tenant, amount) ?? {
+          unreachable: 'other attempts of this worker used the new lease up first',
+        }
+      );
     } finally {
       if (this.asking.get(tenant) === asked) this.asking.delete(tenant);
     }
@@ -151,7 +157,7 @@ export class TenantLeases {
       (h) =>
         !h.retired &&
         h.lease.expiresAt - LEASE_MARGIN_MS > now &&
-        within(add(add(h.billed, h.inFlight), amount), h.lease.amount),
+        within(add(add(h.billed, h.inFlight), amount), h.lease.amount, h.envelope),
     );
     if (usable === undefined) return undefined;
     usable.inFlight = add(usable.inFlight, amount);
@@ -214,18 +220,19 @@ export class TenantLeases {
     };
     const observed = this.observed.get(tenant);
     if (observed !== undefined && observed.resetAt > this.now()) request.observed = observed;
-    const leaseId = `${this.worker}/${this.now()}/${++this.seq}`;
+    const sentAt = this.now();
+    const leaseId = `${this.worker}/${sentAt}/${++this.seq}`;
     const input: TenantLedgerInput = { tenant: ref.name, envelope };
     try {
       const asked = askLedger(at.client, tenant, at.taskQueue, input, request, leaseId);
       // A lease granted after the attempt was given up is kept all the same, so it is settled at its end (the
       // ledger counts a lease never settled as spent until the period renews).
       const kept = asked.then((answer) => {
-        if (answer.granted) this.keep(tenant, at.taskQueue, answer.lease, at.client);
+        if (answer.granted) this.keep(tenant, envelope, answer.lease, sentAt, at.client);
         return answer;
       });
       kept.catch(() => undefined);
-      return await abortable(kept, at.signal);
+      return await abortable(kept, at.signal, tenant, at.taskQueue);
     } catch (error) {
       // The settlements that rode with the request are sent again on their own: the ledger takes each once.
       if (idle.length > 0) void this.signal(at.client, tenant, idle.map(settlementOf));
@@ -234,20 +241,22 @@ export class TenantLeases {
     }
   }
 
-  private keep(tenant: string, taskQueue: string, lease: Lease, client: Client): void {
+  private keep(tenant: string, envelope: TenantEnvelope, lease: Lease, sentAt: number, client: Client): void {
     const h: Held = {
       lease,
+      envelope,
       tenant,
-      taskQueue,
       inFlight: { ...NO_AMOUNT },
       running: 0,
       billed: { ...NO_AMOUNT },
       reservedDone: { ...NO_AMOUNT },
       retired: false,
     };
-    // The ledger's clock granted it; this worker's says when to stop using it: never later than the ledger's.
-    const leftMs = Math.max(0, Math.min(lease.expiresAt - lease.grantedAt, this.ttlMs));
-    h.lease = { ...lease, expiresAt: this.now() + leftMs };
+    // The ledger's clock granted it; this worker's says when to stop using it, counted from when it asked (the
+    // ledger granted it later than that), so never later than the ledger's end.
+    const lastsMs = Math.max(0, Math.min(lease.expiresAt - lease.grantedAt, this.ttlMs));
+    h.lease = { ...lease, expiresAt: sentAt + lastsMs };
+    const leftMs = Math.max(0, sentAt + lastsMs - this.now());
     h.timer = setTimeout(() => {
       h.retired = true;
       if (h.running === 0) void this.settleNow([h], client);

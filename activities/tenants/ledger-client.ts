@@ -53,12 +53,36 @@ export function wantedOf(envelope: TenantEnvelope, least: Amount): Amount {
   };
 }
 
-/** `p`, or a rejection as soon as `signal` aborts (the attempt was given up: it must not wait on the ledger). */
-export function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('the attempt was given up while it asked for a lease'));
+/** How long a worker waits for a ledger's answer before it takes the ledger as unreachable (and sends nothing). */
+export const LEDGER_ANSWER_MS = 10_000;
+
+/**
+ * `p`, or a rejection as soon as `signal` aborts (the attempt was given up: it must not wait on the ledger) or the
+ * ledger has not answered within {@link LEDGER_ANSWER_MS} (no worker runs it, or Temporal is away): fail closed.
+ */
+export function abortable<T>(
+  p: Promise<T>,
+  signal: AbortSignal,
+  ledger: string,
+  taskQueue: string,
+): Promise<T> {
+  const givenUp = (): Error => new Error('the attempt was given up while it asked for a lease');
+  if (signal.aborted) return Promise.reject(givenUp());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('the attempt was given up while it asked for a lease'));
+    const onAbort = (): void => reject(givenUp());
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `no answer from ${ledger} within ${LEDGER_ANSWER_MS} ms: is a worker polling task queue "${taskQueue}"?`,
+          ),
+        ),
+      LEDGER_ANSWER_MS,
+    );
     signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    p.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    });
   });
 }

@@ -101,7 +101,7 @@ function boundOf(input: ModelRequestInput, envelope: TenantEnvelope, deps: WithT
   const output = embedding ? 0 : (request.maxOutputTokens ?? deps.outputLimits()[input.model]);
   if (output === undefined) {
     return (
-      `tenant ${input.tenant}'s envelope counts tokens: an attempt on ${input.model} needs a bound to reserve, ` +
+      `tenant ${input.tenant}'s envelope counts ${envelope.maxTotalTokens !== undefined ? 'tokens' : 'USD'}: an attempt on ${input.model} needs a bound to reserve, ` +
       `\`settings.maxOutputTokens\` on the call or \`maxOutputTokens\` of the model in the providers file; nothing was sent`
     );
   }

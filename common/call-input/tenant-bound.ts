@@ -45,7 +45,7 @@ export function tenantBoundProblem(
     const unpriced = backends.filter((b) => config?.pricing?.[b] === undefined);
     if (unpriced.length > 0) {
       return {
-        field: 'tenant',
+        field: 'model',
         message:
           `tenant ${tenant}'s envelope counts USD (\`maxCostUsd\`), and ${unpriced.join(', ')} has no ` +
           '`pricing` in the providers file: add its pricing, or call a priced model',

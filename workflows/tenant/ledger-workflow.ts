@@ -24,7 +24,7 @@ import {
   setEnvelope,
   settle,
 } from '../../policy/index.js';
-import type { LeaseAnswer, LeaseRequest, TenantEnvelope } from '../../policy/index.js';
+import type { Amount, LeaseAnswer, LeaseRequest, Settlement, TenantEnvelope } from '../../policy/index.js';
 import {
   TENANT_LEASE_UPDATE,
   TENANT_QUERY,
@@ -71,13 +71,28 @@ export async function modelRetryTenantLedgerWorkflow(input: TenantLedgerInput): 
       validator: (request) => {
         if (typeof request?.worker !== 'string' || !isAmount(request.wanted) || !isAmount(request.least))
           throw new Error('a lease request needs `worker`, `wanted` and `least` ({ tokens, costUsd })');
+        if (typeof request.envelope !== 'object' || request.envelope === null)
+          throw new Error("a lease request needs the `envelope` of the worker's tenants file");
+        const parts: unknown[] = [
+          ...(request.settle ?? []).flatMap((t: Settlement) => [t.billed, t.reserved]),
+          ...(request.shrink ?? []).map((c: { keep: Amount }) => c.keep),
+        ];
+        if (!parts.every(isAmount))
+          throw new Error("a lease request's `settle` and `shrink` amounts must be { tokens, costUsd }");
         if (!(request.ttlMs > 0 && request.ttlMs <= MAX_LEASE_TTL_MS))
           throw new Error(`a lease's \`ttlMs\` must be above 0 and at most ${MAX_LEASE_TTL_MS}`);
       },
     },
   );
   setHandler(tenantSettleSignal, (batch) => {
-    state = settle(state, batch.settlements, Date.now());
+    // A malformed settlement is dropped: one bad signal must not stall the ledger (a handler that throws fails the
+    // workflow task on every retry) or poison the period's spend with a NaN.
+    const settlements = Array.isArray(batch?.settlements)
+      ? batch.settlements.filter(
+          (t) => typeof t?.leaseId === 'string' && isAmount(t.billed) && isAmount(t.reserved),
+        )
+      : [];
+    state = settle(state, settlements, Date.now());
   });
   setHandler(tenantSetSignal, (envelope) => {
     state = setEnvelope(state, envelope, Date.now());
