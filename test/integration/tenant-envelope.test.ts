@@ -126,16 +126,14 @@ describe("a tenant's envelope across calls", () => {
     expect((await ledger(tenant)).envelope).toEqual({ maxTotalTokens: 1_000, period: 'day' });
   });
 
-  it('refuses an attempt that has no output bound to reserve, naming `maxOutputTokens`, and sends nothing', async () => {
+  it('refuses at start a call with no output bound to reserve, naming `settings.maxOutputTokens`, sending nothing', async () => {
     fx.lp.script(unbounded, [{ ...ok('never', BILLED), repeat: true }]);
     const { settings: _bound, ...unboundedInput } = input(unbounded, t('acme'));
     const handle = await startModelCall(fx.temporal.client, unboundedInput, worker);
-    // Not `finishCall`: it takes a `Misconfigured` attempt to have maybe sent, and this one sent nothing.
     const { failure } = await settle(handle);
-    const records = await handle.query(attemptsQuery);
-    expect(records.map((r) => r.failure?.class)).toEqual(['Misconfigured']);
-    expect(records[0]?.failure?.message).toContain('maxOutputTokens');
-    expect(failure?.message).toContain('maxOutputTokens');
+    expect(await handle.query(attemptsQuery)).toEqual([]);
+    expect(failure?.message).toContain('`settings.maxOutputTokens`');
+    expect(failure?.message).toContain(`${unbounded} has none`);
     expect(fx.lp.requestCount(unbounded)).toBe(0);
   });
 
