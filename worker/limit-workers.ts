@@ -3,6 +3,7 @@
  * (`<taskQueue>/limit/<key>`), which every model-retry worker polls with an activity-only Worker on the same
  * connection, so Temporal's task-queue rate limit holds `requestsPerSecond` for all workers together.
  */
+import { settleEveryLease } from '../activities/tenants/leases.js';
 import { Runtime, Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import protoPackage from '@temporalio/proto';
@@ -109,6 +110,8 @@ export function workerGroup(worker: Worker, limitWorkers: Worker[]): ModelRetryW
     async run() {
       // Whichever stops first (a shutdown, a failure) stops the rest: the process's queues go together.
       const runs = await Promise.allSettled(all.map((w) => w.run().finally(shutdown)));
+      // What this process leased from tenant ledgers and no longer needs goes back, before the connection closes.
+      await settleEveryLease().catch(() => undefined);
       const failed = runs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     },

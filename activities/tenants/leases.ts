@@ -5,10 +5,9 @@
  * settled (what was billed under it, by signal) once it has expired or been replaced and nothing is in flight on
  * it: until then the ledger counts it in full, so no other worker can spend its room.
  */
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Client } from '@temporalio/client';
 import { NO_AMOUNT } from '../../policy/index.js';
+import { add } from '../../policy/envelope.js';
 import type {
   Amount,
   Lease,
@@ -27,10 +26,6 @@ export const LEASE_TTL_MS = 30_000;
 /** A lease this close to its end takes no new reservation (an attempt may start just before it ends). */
 const LEASE_MARGIN_MS = 1_000;
 
-const add = (a: Amount, b: Amount): Amount => ({
-  tokens: a.tokens + b.tokens,
-  costUsd: a.costUsd + b.costUsd,
-});
 const sub = (a: Amount, b: Amount): Amount => ({
   tokens: a.tokens - b.tokens,
   costUsd: a.costUsd - b.costUsd,
@@ -86,9 +81,18 @@ export interface LeaseContext {
   signal: AbortSignal;
 }
 
-/** This process's name as a lease holder: host, process and a random part (two workers never share one). */
-export function leaseHolderName(): string {
-  return `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+/** Every `TenantLeases` of this process, so a stopping worker can give back what it holds. */
+const LIVE = new Set<TenantLeases>();
+
+/**
+ * Settles every idle lease of this process (what its attempts billed; the rest goes back to the ledger), waiting at
+ * most `withinMs`. A worker calls it when it stops: a lease never settled stays counted until its period renews.
+ */
+export async function settleEveryLease(withinMs = 5_000): Promise<void> {
+  const all = Promise.all([...LIVE].map((l) => l.settleAll()));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs)));
+  await Promise.race([all.then(() => undefined), late]).finally(() => clearTimeout(timer));
 }
 
 /** The tenant ledgers as one worker process sees them. */
@@ -103,7 +107,9 @@ export class TenantLeases {
     private readonly worker: string,
     private readonly now: () => number = Date.now,
     private readonly ttlMs = LEASE_TTL_MS,
-  ) {}
+  ) {
+    LIVE.add(this);
+  }
 
   /**
    * Reserves `amount` for an attempt of `tenant` under `envelope`: against a lease this worker holds, else a new
@@ -139,16 +145,6 @@ export class TenantLeases {
     } finally {
       if (this.asking.get(tenant) === asked) this.asking.delete(tenant);
     }
-  }
-
-  /** What this worker holds, for `model-retry tenants` and metrics. */
-  leases(): { tenant: string; lease: Lease; inFlight: Amount; billed: Amount }[] {
-    return [...this.held.values()].flat().map((h) => ({
-      tenant: h.tenant,
-      lease: h.lease,
-      inFlight: h.inFlight,
-      billed: h.billed,
-    }));
   }
 
   private take(tenant: string, amount: Amount): Reservation | undefined {

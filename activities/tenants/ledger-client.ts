@@ -1,4 +1,6 @@
 /** A worker's round trips to a ledger: a lease by Update-with-Start, settlements by signal. */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
@@ -85,4 +87,9 @@ export function abortable<T>(
       signal.removeEventListener('abort', onAbort);
     });
   });
+}
+
+/** This process's name as a lease holder: host, process and a random part (two workers never share one). */
+export function leaseHolderName(): string {
+  return `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 }
