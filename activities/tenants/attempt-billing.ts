@@ -2,9 +2,25 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { mayHaveBilled, pricedCost } from '../../policy/index.js';
 import type { Amount, FailureClass, Pricing } from '../../policy/index.js';
-import type { AttemptFailureDetails, Usage } from '../../common/attempt.js';
+import type { AttemptFailureDetails, ModelRequestInput, Usage } from '../../common/attempt.js';
+import { estimateInputTokens, textTokens } from '../../common/token-estimate.js';
 import { attemptFailure } from '../attempt/attempt-failure.js';
 import { boundedMessage } from '../scrub.js';
+
+/**
+ * What an attempt may cost in tokens, before it is sent: its input as estimated (with the text it continues) and its
+ * output bound (`maxOutputTokens`, else the model's output limit; 0 for an embedding; `undefined` when neither is
+ * known). Tenant envelopes and token buckets reserve the same bound.
+ */
+export function attemptTokens(
+  input: ModelRequestInput,
+  outputLimits: Readonly<Record<string, number>>,
+): { input: number; output: number | undefined } {
+  const continued = input.continuation === undefined ? 0 : textTokens(input.continuation.text);
+  const output =
+    input.request.embed !== undefined ? 0 : (input.request.maxOutputTokens ?? outputLimits[input.model]);
+  return { input: estimateInputTokens(input.request) + continued, output };
+}
 
 /** What a reported usage bills (the provider's cost, else its price); `undefined` when none was reported. */
 export function billedOf(

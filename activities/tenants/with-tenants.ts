@@ -14,10 +14,9 @@ import type { Amount, LeaseAnswer, Pricing, TenantEnvelope } from '../../policy/
 import type { ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
 import { envelopeFor } from '../../common/call-input/tenant-bound.js';
 import type { TenantsConfig } from '../../common/tenants.js';
-import { estimateInputTokens, textTokens } from '../../common/token-estimate.js';
 import { healthTaskQueue } from '../health/settings.js';
 import { hasBegunSending } from '../sending.js';
-import { billedOf, billedOnFailure, notSent } from './attempt-billing.js';
+import { attemptTokens, billedOf, billedOnFailure, notSent } from './attempt-billing.js';
 import { startHeartbeat } from '../heartbeat.js';
 import type { TenantLeases } from './leases.js';
 import { tenantMetrics } from './metrics.js';
@@ -96,17 +95,13 @@ export function withTenants(modelRequest: ModelRequest, deps: WithTenantsDeps): 
 
 /** The attempt's reservation, or why none can be made (a field to set). */
 function boundOf(input: ModelRequestInput, envelope: TenantEnvelope, deps: WithTenantsDeps): Amount | string {
-  const request = input.request;
-  const embedding = request.embed !== undefined;
-  const output = embedding ? 0 : (request.maxOutputTokens ?? deps.outputLimits()[input.model]);
+  const { input: inputTokens, output } = attemptTokens(input, deps.outputLimits());
   if (output === undefined) {
     return (
       `tenant ${input.tenant}'s envelope counts ${envelope.maxTotalTokens !== undefined ? 'tokens' : 'USD'}: an attempt on ${input.model} needs a bound to reserve, ` +
       `\`settings.maxOutputTokens\` on the call or \`maxOutputTokens\` of the model in the providers file; nothing was sent`
     );
   }
-  const continued = input.continuation === undefined ? 0 : textTokens(input.continuation.text);
-  const inputTokens = estimateInputTokens(request) + continued;
   const pricing = deps.pricing()[input.model];
   if (envelope.maxCostUsd !== undefined && pricing === undefined) {
     return (

@@ -12,10 +12,9 @@ import type { Amount, LeaseAnswer, TenantEnvelope } from '../../policy/index.js'
 import type { ModelRequestInput, ModelRequestResult } from '../../common/attempt.js';
 import { limitKeysOf } from '../../common/limits.js';
 import type { LimitsByKey } from '../../common/limits.js';
-import { estimateInputTokens, textTokens } from '../../common/token-estimate.js';
 import { healthTaskQueue } from '../health/settings.js';
 import { startHeartbeat } from '../heartbeat.js';
-import { billedOf, billedOnFailure, notSent } from './attempt-billing.js';
+import { attemptTokens, billedOf, billedOnFailure, notSent } from './attempt-billing.js';
 import type { Reservation, TenantLeases } from './leases.js';
 
 type ModelRequest = (input: ModelRequestInput) => Promise<ModelRequestResult>;
@@ -45,11 +44,9 @@ export function withTokenBuckets(modelRequest: ModelRequest, deps: WithTokenBuck
     if (keys.length === 0) return modelRequest(input);
     const ctx = Context.current();
     const startedAt = new Date().toISOString();
-    const output = input.request.embed
-      ? 0
-      : (input.request.maxOutputTokens ?? deps.outputLimits()[input.model] ?? 0);
-    const continued = input.continuation === undefined ? 0 : textTokens(input.continuation.text);
-    const bound: Amount = { tokens: estimateInputTokens(input.request) + continued + output, costUsd: 0 };
+    // Without an output bound a bucket reserves the input alone (an envelope would refuse: see with-tenants.ts).
+    const tokens = attemptTokens(input, deps.outputLimits());
+    const bound: Amount = { tokens: tokens.input + (tokens.output ?? 0), costUsd: 0 };
     const taken: Reservation[] = [];
     const giveBack = (): void => {
       for (const r of taken.splice(0)) r.done({ tokens: 0, costUsd: 0 });
