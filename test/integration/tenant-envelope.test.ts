@@ -31,11 +31,13 @@ describe("a tenant's envelope across calls", () => {
     [t('two')]: { maxTotalTokens: 2_000, period: 'day' },
     [t('agent')]: { maxTotalTokens: 2_000, period: 'day' },
     [t('priced')]: { maxCostUsd: 2.5, period: 'month' },
+    [t('wide')]: { maxTotalTokens: 100_000, period: 'day' },
     '*': { maxTotalTokens: 1_000, period: 'day' },
   };
   // Models with a price ($1,000 per million tokens either way: 1,000 tokens cost $1), one a call (the harness
   // matches each call's records to the requests its models got), and one without an output bound.
   const priced = [1, 2, 3].map((i) => `priced-${tag}-${i}`);
+  const pricedWide = [1, 2, 3].map((i) => `wide-${tag}-${i}`);
   const unbounded = `unbounded-${tag}`;
   let n = 0;
   /** A model of its own for one call, answering with the usage its attempt reserved. */
@@ -51,7 +53,10 @@ describe("a tenant's envelope across calls", () => {
     const providers = loopbackProviders(fx.lp, {
       local: {
         models: Object.fromEntries(
-          priced.map((m) => [m, { pricing: { inputPerMTok: 1_000, outputPerMTok: 1_000 } }]),
+          [...priced, ...pricedWide].map((m) => [
+            m,
+            { pricing: { inputPerMTok: 1_000, outputPerMTok: 1_000 } },
+          ]),
         ),
       },
     });
@@ -135,6 +140,19 @@ describe("a tenant's envelope across calls", () => {
     expect(failure?.message).toContain('`settings.maxOutputTokens`');
     expect(failure?.message).toContain(`${unbounded} has none`);
     expect(fx.lp.requestCount(unbounded)).toBe(0);
+  });
+
+  it('a token envelope leases by tokens alone: priced calls reserve against one lease, not one lease each', async () => {
+    const tenant = t('wide');
+    for (const model of pricedWide) {
+      fx.lp.script(model, [{ ...ok('fits', BILLED), repeat: true }]);
+      expect((await call(model, tenant)).result?.output.text).toBe('fits');
+    }
+    // Each call reserves 1,000 tokens ($1 at its price); the lease holds 5,000 tokens. A cost the envelope does not
+    // limit must not make each call's lease too small for the next.
+    const events =
+      (await fx.temporal.client.workflow.getHandle(tenantLedgerId(tenant)).fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length).toBe(1);
   });
 
   it("counts an agent turn's model calls in the same envelope as the tenant's calls", async () => {
