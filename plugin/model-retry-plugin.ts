@@ -16,6 +16,7 @@ import { msToNumber } from '@temporalio/common/lib/time.js';
 import { createDataConverter } from '../payloads/data-converter.js';
 import type { PayloadSettings } from '../payloads/data-converter.js';
 import { modelRetryWebpackConfigHook } from './bundle.js';
+import { serviceWorkflows } from './service-workflows.js';
 
 /** What `ModelRetryPlugin` gives the Workers and Clients it is passed to. */
 export interface ModelRetryPluginOptions {
@@ -131,17 +132,21 @@ export class ModelRetryPlugin extends SimplePlugin {
   /**
    * Puts the AI SDK's polyfills first in the bundle, before any workflow module (and `ai`) is evaluated, and
    * concatenates model-retry's own modules (`modelRetryWebpackConfigHook`: fewer modules to instantiate per run).
+   * Adds the workflows model-retry starts on the worker's task queue by itself (`serviceWorkflows`): fleet health
+   * and tenant ledgers.
    */
   override configureBundler(options: BundleOptions): BundleOptions {
     const base = super.configureBundler(options);
     const hook = modelRetryWebpackConfigHook(base.webpackConfigHook);
+    const services = serviceWorkflows(base.workflowsPath);
     return {
       ...base,
       webpackConfigHook: (config) => {
         const cfg = hook(config);
         const entry = cfg.entry;
         const entries = Array.isArray(entry) ? entry : typeof entry === 'string' ? [entry] : [];
-        return { ...cfg, entry: [aiSdkPreloadPath(), ...entries] };
+        const plugins = [...(cfg.plugins ?? []), services] as typeof cfg.plugins;
+        return { ...cfg, entry: [aiSdkPreloadPath(), ...entries], plugins };
       },
     };
   }

@@ -17,9 +17,11 @@ import { BENCHMARKS } from '../../bench/registry.js';
 describe('the cluster benchmark at --quick size', () => {
   const out = mkdtempSync(join(tmpdir(), 'model-retry-bench-cluster-'));
   let ctx: BenchContext;
+  // The benchmark's progress lines, shown with a failed check: which server, which load, how long.
+  const lines: string[] = [];
 
   beforeAll(async () => {
-    ctx = await openBenchContext({ size: 'quick', log: () => undefined });
+    ctx = await openBenchContext({ size: 'quick', log: (line) => lines.push(line) });
   });
 
   afterAll(async () => {
@@ -39,18 +41,20 @@ describe('the cluster benchmark at --quick size', () => {
     const { loads, scale } = file.result.figures as { loads: LoadPair[]; scale: ScaleRuns };
     expect(loads.length).toBeGreaterThan(0);
     for (const load of loads) {
-      for (const f of [load.dev, load.cluster]) {
-        expect(f.succeeded + f.unfinished).toBe(load.calls);
-        expect(f.attempts).toBeGreaterThanOrEqual(load.calls);
+      for (const [server, f] of [['dev', load.dev] as const, ['cluster', load.cluster] as const]) {
+        const seen = `${server}: ${JSON.stringify({ ...f, latencyMs: undefined })}\n${lines.join('\n')}`;
+        expect(f.succeeded + f.unfinished, seen).toBe(load.calls);
+        expect(f.attempts, seen).toBeGreaterThanOrEqual(load.calls);
         // Server CPU is read on both: the dev server's process, the cluster's services and PostgreSQL.
         expect(f.cpuSeconds.devServer).toBeGreaterThan(0);
       }
     }
     expect(Object.keys(scale).sort()).toEqual(['cluster-floor', 'cluster-ours', 'dev-floor', 'dev-ours']);
-    for (const f of Object.values(scale)) {
-      expect(f.succeeded + f.failed + f.unfinished).toBe(f.calls);
-      expect(f.latencyMs.n).toBe(f.succeeded);
-      expect(f.cpuSeconds.server).toBeGreaterThan(0);
+    for (const [name, f] of Object.entries(scale)) {
+      const seen = `${name}: ${JSON.stringify({ ...f, latencyMs: undefined })}\n${lines.join('\n')}`;
+      expect(f.succeeded + f.failed + f.unfinished, seen).toBe(f.calls);
+      expect(f.latencyMs.n, seen).toBe(f.succeeded);
+      expect(f.cpuSeconds.server, seen).toBeGreaterThan(0);
     }
     expect(scale['cluster-ours'].succeeded).toBeGreaterThan(0);
     expect(scale['cluster-floor'].succeeded).toBeGreaterThan(0);

@@ -180,3 +180,23 @@ export async function caughtCallWorkflow(input: ModelCallInput): Promise<{ stopR
     return { stopReason: (error.details?.[0] as ModelCallFailedDetails).stopReason };
   }
 }
+
+/** What one call of `callsInOneRunWorkflow` ended with: its text, or the failure it threw. */
+export type CallEnd = { text: string } | { failure: string; message: string };
+
+/**
+ * `callModel` for each input in turn, in one run (a user's workflow that serves several tenants): what each call
+ * ended with. A failure is caught, so that the calls after it still run.
+ */
+export async function callsInOneRunWorkflow(inputs: ModelCallInput[]): Promise<CallEnd[]> {
+  const ends: CallEnd[] = [];
+  for (const input of inputs) {
+    try {
+      ends.push({ text: (await callModel(input)).output.text });
+    } catch (error) {
+      if (!(error instanceof ApplicationFailure)) throw error;
+      ends.push({ failure: error.type ?? '', message: error.message });
+    }
+  }
+  return ends;
+}

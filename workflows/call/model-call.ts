@@ -98,12 +98,12 @@ export function* callSteps(given: ModelCallInput, options: TurnCallOptions = {})
   options.onStart?.({ callId, status, records });
   const stream = new CallStream(callId, streaming, options.stream);
   const shared = options.notBefore;
-  // Asked once per run at the first call's start (one marker in history): limits, prices and the payload store.
-  // A later call of the run has the answer already and awaits nothing (an await is a promise, which Temporal's
+  // Asked once per run and tenant at the first call's start (one marker in history): limits, prices and the payload
+  // store. A later call of the run has the answer already and awaits nothing (an await is a promise, which Temporal's
   // stack-trace hook captures).
   // A failed ask (a worker of the user's own without the activity, or the call cancelled meanwhile) means the
   // defaults, as in `workerConfig` (the same steps, as an async function for callers outside a call).
-  const answered = workerConfigAnswered();
+  const answered = workerConfigAnswered(input.tenant);
   let config = answered?.config;
   if (!answered) {
     try {
@@ -111,7 +111,7 @@ export function* callSteps(given: ModelCallInput, options: TurnCallOptions = {})
     } catch {
       config = undefined;
     }
-    config = noteWorkerConfig(config);
+    config = noteWorkerConfig(config, input.tenant);
   }
   // Credential headers and provider-bound tools and file references, now that the worker said which headers it
   // allows and what its providers are.

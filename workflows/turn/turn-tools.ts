@@ -192,7 +192,7 @@ function runOne(
     return { deadline: true };
   }
   record.startedAt = iso(now);
-  const worker = workerConfigAnswered()?.config;
+  const worker = (workerConfigAnswered(tenant) ?? workerConfigAnswered())?.config;
   // The turn's tenant and its weight, as its model attempts have them; nothing for a turn without one.
   const priority = tenantPriority(tenant, worker?.tenants);
   const { runTool } = proxyActivities<ToolActivities>({

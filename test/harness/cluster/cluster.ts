@@ -53,7 +53,8 @@ const CONFIG_ENV = 'cluster';
  * Brings up a cluster with no Docker: PostgreSQL in a temp folder on its own port, the schemas applied with
  * Temporal's SQL tool, history started alone first (on a fresh database the services race to write the cluster
  * metadata, and the loser never starts), then matching, frontend and the internal worker, the namespace
- * registered and model-retry's search attributes added (SQL visibility). Resolves when a workflow start succeeds.
+ * registered and model-retry's search attributes added (SQL visibility). Resolves when a workflow start succeeds
+ * and its first task reaches a poller, with every service still running.
  */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const tools = options.tools ?? clusterTools();
@@ -84,6 +85,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     for (const s of SERVICES.filter((s) => s !== 'history')) launch(s);
     const address = `127.0.0.1:${ports.grpc.frontend}`;
     await registerNamespace(address, namespace, [...SEARCH_ATTRIBUTES]);
+    const exited = SERVICES.filter((s) => !isRunning(processes.get(s)));
+    if (exited.length > 0)
+      throw new Error(`${exited.join(', ')} exited during the bring-up (see <service>.log)`);
     return {
       address,
       namespace,

@@ -9,6 +9,8 @@ import { until } from '../until.js';
 
 /** Each RPC of a readiness check gets this long: a call to a service that is down hangs rather than fails. */
 const RPC_DEADLINE_MS = 5000;
+/** A readiness poll's limit: the first task of a fresh task queue, on a loaded machine. */
+const POLL_DEADLINE_MS = 20_000;
 
 async function withConnection<T>(address: string, fn: (connection: Connection) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address, connectTimeout: RPC_DEADLINE_MS });
@@ -65,8 +67,10 @@ export async function registerNamespace(
 }
 
 /**
- * Waits until a workflow start on `namespace` succeeds (frontend, history and the database all answer), then
- * terminates the probe. Used after a bring-up, a kill or a restart.
+ * Waits until the cluster serves a workflow end to end, then terminates the probe: a start succeeds (frontend,
+ * history and the database answer) and its first workflow task reaches a poller (matching answers too). A start
+ * alone is not enough: history takes starts while matching is still down or not yet serving, and a worker then
+ * polls a cluster that never hands it a task. Used after a bring-up, a kill or a restart.
  */
 export async function waitUntilServing(
   address: string,
@@ -74,17 +78,33 @@ export async function waitUntilServing(
   timeoutMs = 120_000,
 ): Promise<void> {
   await until(
-    `the cluster at ${address} to start a workflow on ${namespace}`,
-    () =>
-      withConnection(address, async (connection) => {
+    `the cluster at ${address} to start a workflow on ${namespace} and hand its first task to a poller`,
+    async () => {
+      const connection = await Connection.connect({ address, connectTimeout: RPC_DEADLINE_MS });
+      try {
+        const taskQueue = `model-retry-cluster-probe-${randomUUID()}`;
         const client = new Client({ connection, namespace });
-        const handle = await client.workflow.start('clusterProbe', {
-          taskQueue: 'model-retry-cluster-probe',
-          workflowId: `cluster-probe-${randomUUID()}`,
-        });
-        await handle.terminate('readiness probe');
-        return true;
-      }),
+        const handle = await connection.withDeadline(Date.now() + RPC_DEADLINE_MS, () =>
+          client.workflow.start('clusterProbe', { taskQueue, workflowId: `cluster-probe-${randomUUID()}` }),
+        );
+        try {
+          const task = await connection.withDeadline(Date.now() + POLL_DEADLINE_MS, () =>
+            connection.workflowService.pollWorkflowTaskQueue({
+              namespace,
+              taskQueue: { name: taskQueue },
+              identity: 'model-retry cluster readiness probe',
+            }),
+          );
+          return task.taskToken?.length ? true : undefined;
+        } finally {
+          await connection
+            .withDeadline(Date.now() + RPC_DEADLINE_MS, () => handle.terminate('readiness probe'))
+            .catch(() => undefined);
+        }
+      } finally {
+        await connection.close();
+      }
+    },
     timeoutMs,
     250,
   );

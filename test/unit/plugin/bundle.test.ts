@@ -33,7 +33,8 @@ describe("the workflow bundle as ModelRetryPlugin builds it (model-retry's modul
 
   it("holds model-retry's workflows, policy and common code as one module, instantiated once per run", () => {
     const ours = moduleIds(code).filter((id) => /^\.\/(workflows|policy|common)\//.test(id));
-    expect(ours).toEqual(['./workflows/index.ts']);
+    // The bundle's workflows module (yours and the workflows model-retry starts by itself), then all the rest.
+    expect(ours).toEqual(['./workflows/bundle/entry.ts', './workflows/index.ts']);
     expect(moduleIds(code).filter((id) => id.includes('/@opentelemetry/api/'))).toEqual([]);
   });
 
@@ -82,6 +83,14 @@ describe('a workflow bundle that uses the AI SDK, as ModelRetryPlugin builds it'
   it("leaves the user's workflows file alone", () => {
     expect(moduleIds(code)).toContain('./test/unit/plugin/fixtures/ai-sdk-workflows.ts');
     expect(code).toMatch(/async function textWorkflow\(/);
+  });
+
+  it('holds the workflows model-retry starts on the task queue by itself, which the user never names', () => {
+    // Fleet health's and a tenant's ledger: without them the first would never run and the second never answer.
+    expect(moduleIds(code)).toContain('./workflows/bundle/entry.ts');
+    for (const name of ['modelRetryHealthWorkflow', 'modelRetryTenantLedgerWorkflow']) {
+      expect(code, name).toMatch(new RegExp(`async function ${name}\\(`));
+    }
   });
 });
 
