@@ -10,6 +10,7 @@ import {
   rememberSearchAttributeCheck,
 } from '../activities/search-attributes.js';
 import { searchAttributeWarning } from '../activities/search-attribute-warning.js';
+import { settleEveryLease } from '../activities/tenants/leases.js';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/heartbeat.js';
 import { checkHeartbeatMs } from '../common/heartbeat.js';
 import { msToNumber } from '@temporalio/common/lib/time.js';
@@ -53,7 +54,8 @@ export interface ModelRetryPluginOptions {
  * and `new Client({ plugins })`. A Worker gets the activities and the data converter, its workflow bundle gets the
  * AI SDK's polyfills first (for `model-retry/ai-sdk`), and at start it checks the search attributes; a Client gets
  * the data converter. Its Workers let every attempt heartbeat through at its cadence (`heartbeatThrottleMs`), so a
- * cancel aborts a request within that plus a round trip. It imports only types from `@temporalio/worker`, so a client process can use it.
+ * cancel aborts a request within that plus a round trip, and a stopping Worker settles the leases it holds of
+ * tenant ledgers and token buckets. It imports only types from `@temporalio/worker`, so a client process can use it.
  */
 export class ModelRetryPlugin extends SimplePlugin {
   private worker: { connection?: NativeConnection; namespace: string } | undefined;
@@ -126,7 +128,13 @@ export class ModelRetryPlugin extends SimplePlugin {
       const warning = searchAttributeWarning(check, namespace);
       if (warning) (this.settings.warn ?? console.warn)(`model-retry worker: ${warning}`);
     }
-    return super.runWorker(worker, next);
+    try {
+      return await super.runWorker(worker, next);
+    } finally {
+      // What the stopped Worker leased from tenant ledgers and token buckets and no longer needs goes back now,
+      // while your connection is still open, instead of staying counted until its period renews.
+      await settleEveryLease().catch(() => undefined);
+    }
   }
 
   /**

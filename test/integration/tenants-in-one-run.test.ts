@@ -4,6 +4,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fetchDecodedHistory } from '../../client/decode-history.js';
 import type { ModelCallInput } from '../../common/call.js';
+import { TENANT_SETTLE_SIGNAL, tenantLedgerId } from '../../common/tenants.js';
 import { ok } from '../../loopback/index.js';
 import { ModelRetryPlugin } from '../../plugin/index.js';
 import { bundleAiSdkWorkflows } from '../harness/ai-sdk.js';
@@ -27,7 +28,7 @@ describe('calls of several tenants in one run', () => {
     await native.close();
   });
 
-  it("checks each call against its own tenant's envelope, asking the worker once per tenant", async () => {
+  it("checks each call against its own tenant's envelope, asking the worker once per tenant; settles at stop", async () => {
     const model = fx.model();
     fx.lp.script(model.id, [ok('answered'), ok('answered again'), ok('answered a third time')]);
     const providers = loopbackProviders(fx.lp, { local: {} });
@@ -59,6 +60,12 @@ describe('calls of several tenants in one run', () => {
       ...(tenant !== undefined ? { tenant } : {}),
       ...(bound !== undefined ? { settings: { maxOutputTokens: bound } } : {}),
     });
+    const ledger = client.workflow.getHandle(tenantLedgerId(acme));
+    const settles = async () =>
+      ((await ledger.fetchHistory()).events ?? []).filter(
+        (e) => e.workflowExecutionSignaledEventAttributes?.signalName === TENANT_SETTLE_SIGNAL,
+      ).length;
+    let before = 0;
     await worker.runUntil(async () => {
       const handle = await client.workflow.start('callsInOneRunWorkflow', {
         taskQueue,
@@ -85,6 +92,10 @@ describe('calls of several tenants in one run', () => {
         (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
       );
       expect(asks).toHaveLength(2);
+      before = await settles();
     });
+    // The Worker stopped: the plugin settled the lease it held, rather than leave it counted until tomorrow.
+    expect(await settles()).toBe(before + 1);
+    await ledger.terminate('test over');
   });
 });
