@@ -132,7 +132,9 @@ export class ModelRetryPlugin extends SimplePlugin {
       return await super.runWorker(worker, next);
     } finally {
       // What the stopped Worker leased from tenant ledgers and token buckets and no longer needs goes back now,
-      // while your connection is still open, instead of staying counted until its period renews.
+      // while your connection is still open, instead of staying counted until its period renews. A connection the
+      // Worker opened itself is closed by now: the signals then fail, and the leases stay counted, as a killed
+      // worker's do.
       await settleEveryLease().catch(() => undefined);
     }
   }

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** What webpack hands the plugin below (only the parts it touches; typed loosely to import nothing of webpack). */
@@ -36,6 +37,8 @@ function bundleFile(name: string): string {
 export function serviceWorkflows(workflowsPath: string) {
   const entry = bundleFile('entry');
   const placeholder = './your-workflows.js';
+  const ours = './ours.js';
+  const aiSdk = usesAiSdk(workflowsPath) ? aiSdkIndex() : undefined;
   return {
     apply(compiler: Compiler) {
       compiler.hooks.normalModuleFactory.tap(NAME, (factory) => {
@@ -43,8 +46,45 @@ export function serviceWorkflows(workflowsPath: string) {
           const issuer = data.contextInfo.issuer ?? '';
           if (data.request === workflowsPath && issuer.endsWith(TEMPORAL_ENTRY)) data.request = entry;
           else if (data.request === placeholder && issuer === entry) data.request = workflowsPath;
+          else if (data.request === ours && issuer === entry && aiSdk) data.request = aiSdk;
         });
       });
     },
   };
+}
+
+/** `workflows/ai-sdk/index`: TypeScript in a checkout, JavaScript once built. */
+function aiSdkIndex(): string {
+  for (const ext of ['ts', 'js']) {
+    const path = fileURLToPath(new URL(`../workflows/ai-sdk/index.${ext}`, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  throw new Error('model-retry: cannot find workflows/ai-sdk/index.ts or index.js next to plugin/');
+}
+
+/**
+ * Whether your workflows module imports `model-retry/ai-sdk` (and not `model-retry/workflows`): the entry then
+ * takes model-retry's workflows from the same index. Webpack concatenates a module into one other only when nothing
+ * else imports it, so an entry importing another index than yours would split model-retry's modules into dozens,
+ * each instantiated per run. Read from the file's import lines; when unsure, `model-retry/workflows`.
+ */
+export function usesAiSdk(workflowsPath: string): boolean {
+  let source: string;
+  try {
+    const file = statSync(workflowsPath).isDirectory()
+      ? ['index.ts', 'index.js', 'index.mjs'].map((f) => join(workflowsPath, f)).find((f) => existsSync(f))
+      : workflowsPath;
+    if (file === undefined) return false;
+    source = readFileSync(file, 'utf8');
+  } catch {
+    return false;
+  }
+  const specifiers = [...source.matchAll(/\bfrom\s*['"]([^'"]+)['"]/g)].map((m) => m[1] as string);
+  const aiSdk = specifiers.some((s) =>
+    /(?:^model-retry\/ai-sdk|\/workflows\/ai-sdk(?:\/index(?:\.[jt]s)?)?)$/.test(s),
+  );
+  const core = specifiers.some((s) =>
+    /(?:^model-retry\/workflows|\/workflows(?:\/index(?:\.[jt]s)?)?)$/.test(s),
+  );
+  return aiSdk && !core;
 }

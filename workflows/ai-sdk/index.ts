@@ -18,3 +18,8 @@ export type { ConvertedRequest } from './prompt.js';
 export type { ModelRetryMetadata } from './result.js';
 export { installAiSdkPolyfills, AI_SDK_POLYFILLS } from './polyfills.js';
 export { closeStream, workflowStream } from '../stream.js';
+// The workflows model-retry starts on your task queue by itself (fleet health, a tenant's ledger): a bundle that
+// `ModelRetryPlugin` builds exports them from here when your workflows use the AI SDK, so that model-retry's
+// modules stay one concatenated module.
+export { modelRetryHealthWorkflow } from '../health/health-workflow.js';
+export { modelRetryTenantLedgerWorkflow } from '../tenant/ledger-workflow.js';

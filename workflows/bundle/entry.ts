@@ -4,6 +4,12 @@
  * itself, which your worker must run even though your code never names them: a backend's fleet health and a
  * tenant's ledger. Named exports win over `export *`, so a workflows file that exports them too changes nothing.
  */
+import * as yours from './your-workflows.js';
+
 export * from './your-workflows.js';
-// From the index, as your workflows import model-retry: webpack then keeps our modules one concatenated module.
-export { modelRetryHealthWorkflow, modelRetryTenantLedgerWorkflow } from '../index.js';
+export { modelRetryHealthWorkflow, modelRetryTenantLedgerWorkflow } from './ours.js';
+
+// `export *` leaves out a default export, which Temporal runs for any workflow type it finds no function for (a
+// dynamic workflow). Read by name, so that a workflows file without one bundles without a warning.
+const exported: Record<string, unknown> = yours;
+export default exported['default'];
