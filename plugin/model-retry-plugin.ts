@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
@@ -18,6 +16,7 @@ import { createDataConverter } from '../payloads/data-converter.js';
 import type { PayloadSettings } from '../payloads/data-converter.js';
 import { modelRetryWebpackConfigHook } from './bundle.js';
 import { serviceWorkflows } from './service-workflows.js';
+import { workflowsModulePath } from './own-files.js';
 
 /** What `ModelRetryPlugin` gives the Workers and Clients it is passed to. */
 export interface ModelRetryPluginOptions {
@@ -164,9 +163,5 @@ export class ModelRetryPlugin extends SimplePlugin {
 
 /** Path of `workflows/ai-sdk/preload` (TypeScript in a checkout, JavaScript once built). */
 export function aiSdkPreloadPath(): string {
-  for (const ext of ['ts', 'js']) {
-    const path = fileURLToPath(new URL(`../workflows/ai-sdk/preload.${ext}`, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error('model-retry: cannot find workflows/ai-sdk/preload.ts or preload.js next to plugin/');
+  return workflowsModulePath('ai-sdk/preload');
 }

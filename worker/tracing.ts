@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { context, propagation } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -11,6 +9,7 @@ import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-t
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError } from './config.js';
+import { workflowsModulePath } from '../plugin/own-files.js';
 
 /** The OTLP encodings over HTTP that model-retry exports with (`OTEL_EXPORTER_OTLP_PROTOCOL`). */
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
@@ -128,11 +127,7 @@ export function startTracing(settings: TracingSettings): Tracing {
  * or off.
  */
 export function tracingInterceptorsPath(): string {
-  for (const ext of ['ts', 'js']) {
-    const path = fileURLToPath(new URL(`../workflows/tracing/interceptors.${ext}`, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error('model-retry: cannot find workflows/tracing/interceptors.ts or .js next to worker/');
+  return workflowsModulePath('tracing/interceptors');
 }
 
 /**

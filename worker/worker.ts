@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Runtime, Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkerPlugin, WorkflowBundleOption } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
@@ -22,16 +20,13 @@ import type { LimitsByKey } from '../common/limits.js';
 import { createLimitWorkers, rateLimitedKeys, workerGroup } from './limit-workers.js';
 import type { LimitWorkerBase, ModelRetryWorkers } from './limit-workers.js';
 import { modelRetryWebpackConfigHook } from '../plugin/bundle.js';
+import { workflowsModulePath } from '../plugin/own-files.js';
 
 export type { ModelRetryWorkers } from './limit-workers.js';
 
 /** Path of the workflows entry, as TypeScript source (tsx, tests) or compiled JavaScript (dist). */
 export function workflowsPath(): string {
-  for (const ext of ['ts', 'js']) {
-    const path = fileURLToPath(new URL(`../workflows/index.${ext}`, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error('model-retry: cannot find workflows/index.ts or workflows/index.js next to worker/');
+  return workflowsModulePath('index');
 }
 
 export interface ModelRetryWorkerOptions {

@@ -11,6 +11,8 @@ import { LARGE_MESSAGE_CHANNEL_ARGS } from '../../client/connection-options.js';
 /** A connection to the run's dev server, with a client and a way to start workers on fresh task queues. */
 export interface TestTemporal {
   client: Client;
+  /** The workers' connection, for a test that creates a Worker of its own (closed by `close`). */
+  nativeConnection: NativeConnection;
   /** A worker on a task queue of its own, running until `stop`. */
   startWorker(options?: {
     deps?: ActivityDeps;
@@ -55,6 +57,7 @@ export async function connectTestTemporal(
   const running = new Set<TestWorker>();
   return {
     client,
+    nativeConnection,
     async startWorker(options = {}) {
       const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
       const workers = await createModelRetryWorkers({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import type { Activities } from '../../activities/index.js';
 import { startModelCall } from '../../client/model-call-client.js';
@@ -15,14 +15,6 @@ import { finishCall, loopbackProviders } from '../harness/model-call.js';
  */
 describe('a call without a deadline on a backend that stays cooling', () => {
   const { fx } = useFixture({ worker: false });
-  let native: NativeConnection;
-
-  beforeAll(async () => {
-    native = await NativeConnection.connect({ address: inject('temporalAddress') });
-  });
-  afterAll(async () => {
-    await native.close();
-  });
 
   it('waits: [100] makes two attempts, both CoolingDown, and stops attempts-exhausted', async () => {
     const id = `stays-${randomUUID().slice(0, 8)}`;
@@ -43,7 +35,7 @@ describe('a call without a deadline on a backend that stays cooling', () => {
     };
     const taskQueue = `stays-${randomUUID()}`;
     const worker = await Worker.create({
-      connection: native,
+      connection: fx.temporal.nativeConnection,
       namespace: inject('temporalNamespace'),
       taskQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },

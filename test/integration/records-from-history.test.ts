@@ -3,8 +3,8 @@ import { Context } from '@temporalio/activity';
 import type { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import type { Activities } from '../../activities/index.js';
 import { fetchDecodedHistory } from '../../client/decode-history.js';
@@ -24,14 +24,6 @@ import { loopbackProviders } from '../harness/model-call.js';
  */
 describe('records rebuilt from history equal the workflow’s own', () => {
   const { fx } = useFixture({ worker: false });
-  let native: NativeConnection;
-
-  beforeAll(async () => {
-    native = await NativeConnection.connect({ address: inject('temporalAddress') });
-  });
-  afterAll(async () => {
-    await native.close();
-  });
 
   it('a zero-wait advance cancelled during the cooling check keeps its action and retryInMs 0', async () => {
     const first = `first-${randomUUID().slice(0, 8)}`;
@@ -54,7 +46,7 @@ describe('records rebuilt from history equal the workflow’s own', () => {
     };
     const taskQueue = `zero-advance-${randomUUID()}`;
     const worker = await Worker.create({
-      connection: native,
+      connection: fx.temporal.nativeConnection,
       namespace: inject('temporalNamespace'),
       taskQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
@@ -108,7 +100,7 @@ describe('records rebuilt from history equal the workflow’s own', () => {
     const plugin = new ModelRetryPlugin({ activities: { providers, health: {} } });
     const taskQueue = `caught-${randomUUID()}`;
     const worker = await Worker.create({
-      connection: native,
+      connection: fx.temporal.nativeConnection,
       namespace: inject('temporalNamespace'),
       taskQueue,
       workflowBundle: { code: await bundleAiSdkWorkflows() },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
 import { fetchDecodedHistory } from '../../client/decode-history.js';
 import type { ModelCallInput } from '../../common/call.js';
 import { TENANT_SETTLE_SIGNAL, tenantLedgerId } from '../../common/tenants.js';
@@ -19,14 +19,6 @@ import { loopbackProviders } from '../harness/model-call.js';
  */
 describe('calls of several tenants in one run', () => {
   const { fx } = useFixture({ worker: false });
-  let native: NativeConnection;
-
-  beforeAll(async () => {
-    native = await NativeConnection.connect({ address: inject('temporalAddress') });
-  });
-  afterAll(async () => {
-    await native.close();
-  });
 
   it("checks each call against its own tenant's envelope, asking the worker once per tenant; settles at stop", async () => {
     const model = fx.model();
@@ -43,7 +35,7 @@ describe('calls of several tenants in one run', () => {
     const plugin = new ModelRetryPlugin({ activities: { providers, tenants } });
     const taskQueue = `tenants-one-run-${randomUUID()}`;
     const worker = await Worker.create({
-      connection: native,
+      connection: fx.temporal.nativeConnection,
       namespace: inject('temporalNamespace'),
       taskQueue,
       workflowBundle: { code: await bundleAiSdkWorkflows() },
